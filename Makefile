@@ -1,0 +1,40 @@
+# fanout: make targets. Every target works from a fresh clone; the only
+# network it needs is the Go module proxy.
+GO ?= go
+MODULES := . ./contrib/clientgo
+FUZZTIME ?= 10m
+# How long the bounded fuzz runs inside `make test` last.
+TEST_FUZZTIME ?= 10s
+BENCHCOUNT ?= 6
+
+.PHONY: all test test-short demo bench fuzz lint fmt vet tidy
+
+all: lint test
+
+## test: race-enabled tests of every module, plus short bounded fuzz runs.
+test:
+	@set -e; for m in $(MODULES); do \
+		echo "== go test -race $$m"; \
+		(cd $$m && $(GO) test -race -count=1 -timeout 12m ./...); \
+	done
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(TEST_FUZZTIME)
+
+## demo: the main job, on an embedded simulated API source.
+demo:
+	$(GO) run ./examples/demo
+
+## bench: side-by-side benchmarks against client-go, summarised by benchstat.
+bench:
+	./hack/bench.sh $(BENCHCOUNT)
+
+## fuzz: every fuzz target for FUZZTIME each (default 10m).
+fuzz:
+	@./hack/fuzz.sh $(FUZZTIME)
+
+## lint: gofmt check and go vet on every module.
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@set -e; for m in $(MODULES); do (cd $$m && $(GO) vet ./...); done
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
