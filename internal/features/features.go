@@ -1,0 +1,78 @@
+// Package features reads the feature gates that change informer behaviour,
+// from the same environment variables client-go reads
+// (KUBE_FEATURE_<Name>=true|false), with fanout's defaults.
+package features
+
+import (
+	"os"
+	"strconv"
+	"sync"
+)
+
+// Gate names, as client-go spells them.
+const (
+	// InOrderInformers feeds the shared informer from RealFIFO instead of
+	// DeltaFIFO. fanout's default is off (DeltaFIFO); client-go locks it on.
+	InOrderInformers = "InOrderInformers"
+	// AtomicFIFO makes RealFIFO's Replace and Resync single deltas.
+	AtomicFIFO = "AtomicFIFO"
+	// UnlockWhileProcessingFIFO lets RealFIFO drop its lock while processing.
+	UnlockWhileProcessingFIFO = "UnlockWhileProcessingFIFO"
+	// InOrderInformersBatchProcess pops RealFIFO in batches.
+	InOrderInformersBatchProcess = "InOrderInformersBatchProcess"
+	// WatchListClient makes the reflector stream the initial list over a
+	// watch. fanout's default is off.
+	WatchListClient = "WatchListClient"
+	// InformerResourceVersion exposes the last synced resource version.
+	InformerResourceVersion = "InformerResourceVersion"
+)
+
+var defaults = map[string]bool{
+	InOrderInformers:             false,
+	AtomicFIFO:                   true,
+	UnlockWhileProcessingFIFO:    true,
+	InOrderInformersBatchProcess: true,
+	WatchListClient:              false,
+	InformerResourceVersion:      true,
+}
+
+var (
+	mu        sync.RWMutex
+	overrides = map[string]bool{}
+)
+
+// Enabled reports whether the named gate is on: a test override first, then
+// the environment variable KUBE_FEATURE_<name>, then fanout's default.
+// Unknown names are off.
+func Enabled(name string) bool {
+	mu.RLock()
+	v, ok := overrides[name]
+	mu.RUnlock()
+	if ok {
+		return v
+	}
+	if s, ok := os.LookupEnv("KUBE_FEATURE_" + name); ok {
+		if b, err := strconv.ParseBool(s); err == nil {
+			return b
+		}
+	}
+	return defaults[name]
+}
+
+// SetForTesting overrides a gate and returns a function that restores it.
+// Tests that use it must not run in parallel with others that read the gate.
+func SetForTesting(name string, value bool) (restore func()) {
+	mu.Lock()
+	old, had := overrides[name]
+	overrides[name] = value
+	mu.Unlock()
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if had {
+			overrides[name] = old
+		} else {
+			delete(overrides, name)
+		}
+	}
+}
