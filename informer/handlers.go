@@ -1,0 +1,114 @@
+package informer
+
+// ResourceEventHandler receives an informer's notifications. Handlers are
+// called one at a time per registration, in the order the informer saw the
+// changes, and must not modify the objects they are given: they are the
+// objects in the cache.
+//
+//   - OnAdd is called for a new object; isInInitialList is true while the
+//     informer delivers the objects of its first list.
+//   - OnUpdate is called when an object changed, and on resyncs and relists
+//     even when nothing changed. oldObj is the last state the informer knew,
+//     so several changes may appear as one.
+//   - OnDelete receives the final state, or a DeletedFinalStateUnknown when
+//     the deletion was only noticed by a relist.
+type ResourceEventHandler interface {
+	OnAdd(obj interface{}, isInInitialList bool)
+	OnUpdate(oldObj, newObj interface{})
+	OnDelete(obj interface{})
+}
+
+// ResourceEventHandlerFuncs is a ResourceEventHandler made of optional
+// functions; a nil function ignores its notification.
+type ResourceEventHandlerFuncs struct {
+	AddFunc    func(obj interface{})
+	UpdateFunc func(oldObj, newObj interface{})
+	DeleteFunc func(obj interface{})
+}
+
+// OnAdd calls AddFunc, if set.
+func (r ResourceEventHandlerFuncs) OnAdd(obj interface{}, _ bool) {
+	if r.AddFunc != nil {
+		r.AddFunc(obj)
+	}
+}
+
+// OnUpdate calls UpdateFunc, if set.
+func (r ResourceEventHandlerFuncs) OnUpdate(oldObj, newObj interface{}) {
+	if r.UpdateFunc != nil {
+		r.UpdateFunc(oldObj, newObj)
+	}
+}
+
+// OnDelete calls DeleteFunc, if set.
+func (r ResourceEventHandlerFuncs) OnDelete(obj interface{}) {
+	if r.DeleteFunc != nil {
+		r.DeleteFunc(obj)
+	}
+}
+
+// ResourceEventHandlerDetailedFuncs is ResourceEventHandlerFuncs whose
+// AddFunc also receives isInInitialList.
+type ResourceEventHandlerDetailedFuncs struct {
+	AddFunc    func(obj interface{}, isInInitialList bool)
+	UpdateFunc func(oldObj, newObj interface{})
+	DeleteFunc func(obj interface{})
+}
+
+// OnAdd calls AddFunc, if set.
+func (r ResourceEventHandlerDetailedFuncs) OnAdd(obj interface{}, isInInitialList bool) {
+	if r.AddFunc != nil {
+		r.AddFunc(obj, isInInitialList)
+	}
+}
+
+// OnUpdate calls UpdateFunc, if set.
+func (r ResourceEventHandlerDetailedFuncs) OnUpdate(oldObj, newObj interface{}) {
+	if r.UpdateFunc != nil {
+		r.UpdateFunc(oldObj, newObj)
+	}
+}
+
+// OnDelete calls DeleteFunc, if set.
+func (r ResourceEventHandlerDetailedFuncs) OnDelete(obj interface{}) {
+	if r.DeleteFunc != nil {
+		r.DeleteFunc(obj)
+	}
+}
+
+// FilteringResourceEventHandler passes to Handler only the notifications
+// whose objects pass FilterFunc. An update across the filter's edge becomes
+// an add (the object starts passing) or a delete of the old object (it stops
+// passing). FilterFunc must not modify objects.
+type FilteringResourceEventHandler struct {
+	FilterFunc func(obj interface{}) bool
+	Handler    ResourceEventHandler
+}
+
+// OnAdd forwards obj if it passes the filter.
+func (r FilteringResourceEventHandler) OnAdd(obj interface{}, isInInitialList bool) {
+	if r.FilterFunc(obj) {
+		r.Handler.OnAdd(obj, isInInitialList)
+	}
+}
+
+// OnUpdate forwards an update, an add or a delete depending on which of the
+// two states pass the filter.
+func (r FilteringResourceEventHandler) OnUpdate(oldObj, newObj interface{}) {
+	newPasses, oldPasses := r.FilterFunc(newObj), r.FilterFunc(oldObj)
+	switch {
+	case newPasses && oldPasses:
+		r.Handler.OnUpdate(oldObj, newObj)
+	case newPasses:
+		r.Handler.OnAdd(newObj, false)
+	case oldPasses:
+		r.Handler.OnDelete(oldObj)
+	}
+}
+
+// OnDelete forwards obj if it passes the filter.
+func (r FilteringResourceEventHandler) OnDelete(obj interface{}) {
+	if r.FilterFunc(obj) {
+		r.Handler.OnDelete(obj)
+	}
+}
