@@ -16,7 +16,9 @@ func (r *callRecorder) OnAdd(obj interface{}, initial bool) {
 func (r *callRecorder) OnUpdate(o, n interface{}) {
 	r.calls = append(r.calls, fmt.Sprintf("update %v->%v", o, n))
 }
-func (r *callRecorder) OnDelete(obj interface{}) { r.calls = append(r.calls, fmt.Sprintf("delete %v", obj)) }
+func (r *callRecorder) OnDelete(obj interface{}) {
+	r.calls = append(r.calls, fmt.Sprintf("delete %v", obj))
+}
 
 func TestResourceEventHandlerFuncsNilIsNoop(t *testing.T) {
 	var h ResourceEventHandler = ResourceEventHandlerFuncs{}

@@ -21,7 +21,9 @@ type testChecker struct {
 func (c *testChecker) Name() string          { return c.name }
 func (c *testChecker) Done() <-chan struct{} { return c.ch }
 
-func newTestChecker(name string) *testChecker { return &testChecker{name: name, ch: make(chan struct{})} }
+func newTestChecker(name string) *testChecker {
+	return &testChecker{name: name, ch: make(chan struct{})}
+}
 
 func TestWaitForCacheSyncPolls(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
