@@ -1,0 +1,85 @@
+package deltafifo
+
+// Add queues an Added delta for obj.
+func (f *DeltaFIFO) Add(obj interface{}) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.sync.populate(0)
+	return f.queueLocked(Added, Added, obj)
+}
+
+// Update queues an Updated delta for obj.
+func (f *DeltaFIFO) Update(obj interface{}) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.sync.populate(0)
+	return f.queueLocked(Updated, Updated, obj)
+}
+
+// Delete queues a Deleted delta for obj, unless the queue has no reason to
+// think the object exists. Without KnownObjects that is when nothing is
+// queued for its key; with KnownObjects, when nothing is queued and
+// KnownObjects reports, without error, that it does not have the key. (The
+// deletion may already have been reported by a Replace.)
+func (f *DeltaFIFO) Delete(obj interface{}) error {
+	key, err := f.KeyOf(obj)
+	if err != nil {
+		return KeyError{Obj: obj, Err: err}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.sync.populate(0)
+	_, queued := f.items[key]
+	if !queued {
+		if f.known == nil {
+			return nil
+		}
+		if _, exists, err := f.known.GetByKey(key); err == nil && !exists {
+			return nil
+		}
+	}
+	return f.queueLocked(Deleted, Deleted, obj)
+}
+
+// queueLocked appends a delta of type emit for obj to its key's Deltas and
+// queues the key if it was not queued. as is the operation that produced
+// it: obj is transformed first unless as is Sync or obj is a
+// DeletedFinalStateUnknown (those objects were transformed on their way
+// in). Replace passes as=Replaced even when it emits Sync, so a relisted
+// object is transformed.
+func (f *DeltaFIFO) queueLocked(emit, as DeltaType, obj interface{}) error {
+	key, err := f.KeyOf(obj)
+	if err != nil {
+		return KeyError{Obj: obj, Err: err}
+	}
+	if f.transformer != nil && as != Sync {
+		if _, tomb := obj.(DeletedFinalStateUnknown); !tomb {
+			if obj, err = f.transformer(obj); err != nil {
+				return err
+			}
+		}
+	}
+	old, queued := f.items[key]
+	f.items[key] = collapseDeletions(append(old, Delta{Type: emit, Object: obj}))
+	if !queued {
+		f.queue = append(f.queue, key)
+	}
+	f.cond.Broadcast()
+	return nil
+}
+
+// collapseDeletions merges the last two deltas of d when both are
+// deletions, keeping the one that carries more information: the older one,
+// unless the older one is only a DeletedFinalStateUnknown. Only the last
+// two deltas are ever compared.
+func collapseDeletions(d Deltas) Deltas {
+	n := len(d)
+	if n < 2 || d[n-1].Type != Deleted || d[n-2].Type != Deleted {
+		return d
+	}
+	if _, tomb := d[n-2].Object.(DeletedFinalStateUnknown); tomb {
+		d[n-2] = d[n-1]
+	}
+	d[n-1] = Delta{}
+	return d[:n-1]
+}

@@ -1,0 +1,49 @@
+package deltafifo
+
+import (
+	"time"
+
+	utiltrace "k8s.io/utils/trace"
+)
+
+// Pop waits until a key is queued, removes it with all its Deltas, and
+// calls process with the Deltas and whether they belong to the initial
+// population. It returns the Deltas and process's error. An error does not
+// requeue anything: the Deltas are dropped. Once the queue is closed and
+// empty, Pop returns ErrFIFOClosed without calling process.
+//
+// process runs while the queue's lock is held, as in client-go: it may
+// update KnownObjects without racing Replace, Resync or Delete, but it must
+// not call methods of this queue (they would deadlock), and every producer
+// waits while it runs. A slow process is traced ("DeltaFIFO Pop Process",
+// logged if it takes over 100ms) when more than 10 keys wait behind it.
+//
+// The key is counted as delivered for HasSynced before process is called.
+// Pop is meant for a single consumer goroutine.
+func (f *DeltaFIFO) Pop(process PopProcessFunc) (interface{}, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for len(f.queue) == 0 {
+		if f.closed {
+			return nil, ErrFIFOClosed
+		}
+		f.cond.Wait()
+	}
+	initial := !f.sync.hasSynced()
+	key := f.queue[0]
+	f.queue[0] = ""
+	f.queue = f.queue[1:]
+	depth := len(f.queue)
+	f.sync.delivered(1)
+	item := f.items[key]
+	delete(f.items, key)
+	if depth > 10 {
+		trace := utiltrace.New("DeltaFIFO Pop Process",
+			utiltrace.Field{Key: "ID", Value: key},
+			utiltrace.Field{Key: "Depth", Value: depth},
+			utiltrace.Field{Key: "Reason", Value: "slow event handlers blocking the queue"})
+		defer trace.LogIfLong(100 * time.Millisecond)
+	}
+	// The caller owns item from here on; nothing else refers to it.
+	return item, process(item, initial)
+}

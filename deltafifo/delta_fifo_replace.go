@@ -1,0 +1,123 @@
+package deltafifo
+
+import (
+	"fmt"
+
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+)
+
+// Replace queues every object of list with a Replaced delta (Sync unless
+// EmitDeltaTypeReplaced was set), and then a Deleted delta carrying a
+// DeletedFinalStateUnknown for every key the queue knows of that is not in
+// list: first the queued keys (the tombstone holds the newest queued
+// object), then the keys of KnownObjects with nothing queued (the tombstone
+// holds the known object, or nil if it cannot be read). The resource
+// version is ignored.
+//
+// The first Replace that comes before any Add, Update or Delete sets the
+// initial population: the number of distinct keys in list plus the
+// tombstones queued. A key error or transform error stops Replace at that
+// object; what was queued before stays queued.
+func (f *DeltaFIFO) Replace(list []interface{}, _ string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+
+	listed := make(map[string]struct{}, len(list))
+	for _, obj := range list {
+		key, err := f.KeyOf(obj)
+		if err != nil {
+			return KeyError{Obj: obj, Err: err}
+		}
+		listed[key] = struct{}{}
+		if err := f.queueLocked(f.replaceType, Replaced, obj); err != nil {
+			return fmt.Errorf("couldn't enqueue object: %v", err)
+		}
+	}
+
+	tombstones := 0
+	// The keys visited here are all queued already, so the order of the
+	// map iteration does not change the order of the queue.
+	for key, deltas := range f.items {
+		if _, ok := listed[key]; ok {
+			continue
+		}
+		last := deltas.Newest().Object
+		if tomb, ok := last.(DeletedFinalStateUnknown); ok {
+			last = tomb.Obj
+		}
+		tombstones++
+		if err := f.queueLocked(Deleted, Deleted, DeletedFinalStateUnknown{Key: key, Obj: last}); err != nil {
+			return err
+		}
+	}
+
+	if f.known != nil {
+		for _, key := range f.known.ListKeys() {
+			if _, ok := listed[key]; ok {
+				continue
+			}
+			if len(f.items[key]) > 0 {
+				continue
+			}
+			last, exists, err := f.known.GetByKey(key)
+			switch {
+			case err != nil:
+				last = nil
+				utilruntime.HandleErrorWithLogger(f.logger, err, "Unexpected error during lookup, placing DeleteFinalStateUnknown marker without object", "key", key)
+			case !exists:
+				last = nil
+				f.logger.Info("Key does not exist in known objects store, placing DeleteFinalStateUnknown marker without object", "key", key)
+			}
+			tombstones++
+			if err := f.queueLocked(Deleted, Deleted, DeletedFinalStateUnknown{Key: key, Obj: last}); err != nil {
+				return err
+			}
+		}
+	}
+
+	f.sync.populate(len(listed) + tombstones)
+	return nil
+}
+
+// Resync queues a Sync delta, carrying the known object untransformed, for
+// every key of KnownObjects that has nothing queued. Without KnownObjects
+// it does nothing. Keys that KnownObjects cannot return are logged and
+// skipped.
+func (f *DeltaFIFO) Resync() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.known == nil {
+		return nil
+	}
+	for _, k := range f.known.ListKeys() {
+		if err := f.resyncKeyLocked(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resyncKeyLocked queues a Sync for the known object stored under k, unless
+// its key already has deltas queued (they are newer than the known object).
+func (f *DeltaFIFO) resyncKeyLocked(k string) error {
+	obj, exists, err := f.known.GetByKey(k)
+	if err != nil {
+		utilruntime.HandleErrorWithLogger(f.logger, err, "Unexpected error during lookup, unable to queue object for sync", "key", k)
+		return nil
+	}
+	if !exists {
+		f.logger.Info("Key does not exist in known objects store, unable to queue object for sync", "key", k)
+		return nil
+	}
+	key, err := f.KeyOf(obj)
+	if err != nil {
+		return KeyError{Obj: obj, Err: err}
+	}
+	if len(f.items[key]) > 0 {
+		return nil
+	}
+	if err := f.queueLocked(Sync, Sync, obj); err != nil {
+		return fmt.Errorf("couldn't queue object: %v", err)
+	}
+	return nil
+}
