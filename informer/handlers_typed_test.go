@@ -43,7 +43,10 @@ func TestTypedHandlerAdapter(t *testing.T) {
 			got = append(got, "add "+p.Name+map[bool]string{true: " initial", false: ""}[initial])
 		},
 		UpdateFunc: func(o, n *corev1.Pod) { got = append(got, "update "+o.ResourceVersion+"->"+n.ResourceVersion) },
-		DeleteFunc: func(d DeletedObject[*corev1.Pod]) { got = append(got, "delete "+d.GetKey()); deleted = append(deleted, d) },
+		DeleteFunc: func(d DeletedObject[*corev1.Pod]) {
+			got = append(got, "delete "+d.GetKey())
+			deleted = append(deleted, d)
+		},
 	}}
 	p1, p2 := testPod("ns", "a", "1"), testPod("ns", "a", "2")
 	h.OnAdd(p1, true)
