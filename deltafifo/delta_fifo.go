@@ -187,3 +187,11 @@ func (f *DeltaFIFO) GetByKey(key string) (item interface{}, exists bool, err err
 	}
 	return append(Deltas(nil), d...), true, nil
 }
+
+// Len returns the number of queued keys. It is a fanout addition, not part
+// of client-go's DeltaFIFO.
+func (f *DeltaFIFO) Len() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.queue)
+}

@@ -215,3 +215,11 @@ func (f *RealFIFO) IsClosed() bool {
 	defer f.mu.Unlock()
 	return f.closed
 }
+
+// Len returns the number of queued deltas. It is a fanout addition, not
+// part of client-go's RealFIFO.
+func (f *RealFIFO) Len() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.items)
+}
