@@ -2,7 +2,6 @@ package informer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -49,10 +48,4 @@ type VeryShortWatchError struct {
 // Error implements error with client-go's message.
 func (e *VeryShortWatchError) Error() string {
 	return fmt.Sprintf("very short watch: %s: Unexpected watch close - watch lasted less than a second and no items received", e.Name)
-}
-
-// isVeryShortWatch reports whether err is a *VeryShortWatchError.
-func isVeryShortWatch(err error) bool {
-	var vs *VeryShortWatchError
-	return errors.As(err, &vs)
 }
