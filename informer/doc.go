@@ -1,0 +1,27 @@
+// Package informer is a drop-in for k8s.io/client-go/tools/cache v0.37.2:
+// the shared informer, its store and indexer, the reflector and
+// ListerWatcher, the controller, event handlers, listers and wait helpers,
+// with the same names, signatures and default behaviour. Replacing the
+// import
+//
+//	"k8s.io/client-go/tools/cache"
+//
+// with
+//
+//	cache "github.com/kfanout/fanout/informer"
+//
+// keeps a controller compiling and behaving the same. The queues live in
+// package deltafifo and are re-exported here with type aliases, so one
+// import is enough.
+//
+// # Differences from client-go
+//
+//   - An index function error never panics. The write that needs it is
+//     refused and returned, and the store keeps its previous state; see
+//     Indexer.
+//   - List functions and listers return an error, instead of panicking,
+//     on objects without metadata or of an unexpected type.
+//   - NewLister returns a typed lister, so controllers need no generated
+//     listers: client-go's generated listers name client-go's own Indexer
+//     type and cannot take this package's.
+package informer
