@@ -1,0 +1,66 @@
+// Package listener delivers an informer's notifications to its event
+// handlers: one Listener per handler, and a Processor that fans out to them
+// (client-go's processorListener and sharedProcessor).
+//
+// Each listener calls its handler from its own goroutine, one notification at
+// a time, in distribution order, and buffers without bound while the handler
+// is behind, so a slow handler never delays another. A handler panic crashes
+// the process, as in client-go, unless utilruntime.ReallyCrash is false; then
+// the notification is skipped and the listener waits one second (on the
+// processor's clock) before the next.
+//
+// # Engines
+//
+// Delivery is done by an engine behind an internal interface. The "classic"
+// engine, the only one so far, keeps client-go's shape exactly: an unbuffered
+// add channel, a pump goroutine with a one-notification lookahead that spills
+// into a growing ring (package ringbuffer, initial size 1024) only when a
+// second notification arrives before the first is taken, and a run goroutine
+// that calls the handler. When more than 1024 notifications are pending each
+// handler call is traced as "processorListener handler" and logged if it
+// takes over 100 ms.
+//
+// # Use by the shared informer
+//
+//	p := listener.NewProcessor(listener.ProcessorOptions{Clock: clk})
+//
+// Registering a handler (AddEventHandlerWithOptions), under the informer's
+// started lock:
+//
+//	l, err := p.NewListener(handler, listener.Options{
+//		Logger:                logger,
+//		RequestedResyncPeriod: resync,
+//		ResyncPeriod:          listener.DetermineResyncPeriod(logger, resync, checkPeriod),
+//		UpstreamHasSynced:     informer.HasSyncedChecker(),
+//	})
+//	if !informerStarted {
+//		_, err = p.AddListener(l) // Run starts it later
+//		return l, err
+//	}
+//	// Started: hold the delta lock so no Distribute interleaves the replay.
+//	blockDeltas.Lock()
+//	defer blockDeltas.Unlock()
+//	if _, err := p.AddListener(l); err != nil { ... } // starts delivery, not the sync watch
+//	for _, obj := range indexer.List() {
+//		l.Add(listener.NewAdd(obj, true)) // counted by l.HasSynced
+//	}
+//	p.StartWatchSynced(l) // now "upstream synced" may complete l's sync
+//	return l, nil
+//
+// The returned *Listener is the registration: HasSynced, HasSyncedChecker and
+// ShutdownChan (closed when it will call its handler no more, which is what
+// ShutDownEventHandler waits for).
+//
+// Handling deltas, under the delta lock: p.Distribute(listener.NewAdd(obj,
+// isInInitialList), false), p.Distribute(listener.NewUpdate(old, new),
+// sameResourceVersion) and p.Distribute(listener.NewDelete(obj), false).
+//
+// Resyncs: the controller's ShouldResync is p.ShouldResync; when a handler
+// added before start lowers the informer's check period, call
+// p.ResyncCheckPeriodChanged(logger, newPeriod).
+//
+// RemoveEventHandler, under the delta lock: p.RemoveListener(handle).
+//
+// Running: go p.Run(ctx) on a context that ends after the controller has
+// stopped; Run returns when every listener's goroutines have.
+package listener

@@ -1,0 +1,199 @@
+package listener
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+)
+
+// ProcessorOptions configures a Processor.
+type ProcessorOptions struct {
+	// Clock drives resync times and the wait after a handler panic. Nil
+	// means the real clock.
+	Clock clock.Clock
+	// Logger is used for the processor's own messages. The zero value means
+	// klog.Background().
+	Logger klog.Logger
+}
+
+// Processor distributes notifications to its listeners, one per handler
+// (client-go's sharedProcessor). All methods are safe for concurrent use.
+type Processor struct {
+	clock  clock.Clock
+	logger klog.Logger
+
+	mu sync.RWMutex
+	// startedCond is signalled when started changes or the listeners are
+	// cleared; its Locker is mu.RLocker(), so Distribute waits holding a
+	// read lock.
+	startedCond *sync.Cond
+	started     bool               // Run has started the listeners and not yet stopped them
+	listeners   map[*Listener]bool // value: is the listener taking sync notifications
+
+	wg sync.WaitGroup // the listeners' goroutines
+}
+
+// NewProcessor returns a processor with no listeners.
+func NewProcessor(opts ProcessorOptions) *Processor {
+	p := &Processor{clock: opts.Clock, logger: opts.Logger}
+	if p.clock == nil {
+		p.clock = clock.RealClock{}
+	}
+	if p.logger.GetSink() == nil {
+		p.logger = klog.Background()
+	}
+	p.startedCond = sync.NewCond(p.mu.RLocker())
+	return p
+}
+
+// NewListener returns a listener for handler, using the processor's clock.
+// It is not yet added: pass it to AddListener. It fails if handler or
+// opts.UpstreamHasSynced is nil or a period is negative.
+func (p *Processor) NewListener(handler Handler, opts Options) (*Listener, error) {
+	return newListener(p, handler, opts)
+}
+
+// AddListener adds l, marked as taking sync notifications, and reports
+// whether the processor is running. If it is, l's delivery goroutines start
+// at once but its sync watch does not: the caller first replays the initial
+// list with l.Add, then calls StartWatchSynced. l must come from this
+// processor's NewListener and not have been added before.
+func (p *Processor) AddListener(l *Listener) (started bool, err error) {
+	if l == nil {
+		return false, errors.New("listener: AddListener of a nil listener")
+	}
+	if l.owner != p {
+		return false, errors.New("listener: listener belongs to another processor")
+	}
+	if !l.added.CompareAndSwap(false, true) {
+		return false, fmt.Errorf("listener: %s was already added", l.name)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.listeners == nil {
+		p.listeners = make(map[*Listener]bool)
+	}
+	p.listeners[l] = true
+	if p.started {
+		p.wg.Go(l.runLoop)
+		p.wg.Go(l.popLoop)
+	}
+	return p.started, nil
+}
+
+// StartWatchSynced starts l's sync watch, after the caller has replayed the
+// initial list to a listener added while the processor was running. It does
+// nothing if the processor is not running or l is no longer in it (Run starts
+// the watch itself, and a stopped listener cannot sync).
+func (p *Processor) StartWatchSynced(l *Listener) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if _, ok := p.listeners[l]; ok && p.started {
+		p.wg.Go(l.watchSynced)
+	}
+}
+
+// RemoveListener removes the listener behind handle. Pending notifications
+// are dropped; the listener's ShutdownChan closes once its handler call in
+// progress, if any, has returned (at once if the processor is not running).
+// It does not wait for that. A handle that is not a *Listener is an error; an
+// unknown or already removed listener is not.
+func (p *Processor) RemoveListener(handle any) error {
+	l, ok := handle.(*Listener)
+	if !ok {
+		return fmt.Errorf("invalid key type %T", handle)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.listeners[l]; !ok {
+		return nil
+	}
+	delete(p.listeners, l)
+	close(l.stopCh)
+	if !p.started {
+		close(l.runFinished)
+	}
+	return nil
+}
+
+// Distribute hands n to every listener, or, if sync is true, only to the
+// listeners marked by the last ShouldResync (all of them until then). While
+// the processor has listeners but is not running, Distribute waits for Run.
+// It never waits for a handler, only for each listener to take n.
+func (p *Processor) Distribute(n Notification, sync bool) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	for !p.started && len(p.listeners) > 0 {
+		p.startedCond.Wait()
+	}
+	for l, syncing := range p.listeners {
+		if !sync || syncing {
+			l.engine.add(n)
+		}
+	}
+}
+
+// Run starts every listener's goroutines, blocks until ctx is done, then
+// stops every listener (dropping what is pending), removes them all and
+// waits for their goroutines to return. A processor runs once.
+func (p *Processor) Run(ctx context.Context) {
+	p.mu.Lock()
+	for l := range p.listeners {
+		p.wg.Go(l.watchSynced)
+		p.wg.Go(l.runLoop)
+		p.wg.Go(l.popLoop)
+	}
+	p.started = true
+	p.startedCond.Broadcast()
+	p.mu.Unlock()
+
+	<-ctx.Done()
+
+	p.mu.Lock()
+	for l := range p.listeners {
+		close(l.stopCh)
+	}
+	p.listeners = nil
+	p.started = false
+	p.startedCond.Broadcast()
+	p.mu.Unlock()
+
+	// Waiting outside the lock lets a handler that is finishing call back
+	// into the processor (for example to remove itself).
+	p.wg.Wait()
+}
+
+// ShouldResync marks each listener as taking sync notifications if its
+// resync is due (and schedules its next one), unmarks the others, and
+// reports whether any is due. The marks stay until the next call.
+func (p *Processor) ShouldResync() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.clock.Now()
+	due := false
+	for l := range p.listeners {
+		should := l.shouldResync(now)
+		p.listeners[l] = should
+		if should {
+			due = true
+			l.determineNextResync(now)
+		}
+	}
+	return due
+}
+
+// ResyncCheckPeriodChanged recomputes every listener's resync period from
+// its requested period and the informer's new check period, with
+// DetermineResyncPeriod.
+func (p *Processor) ResyncCheckPeriodChanged(logger klog.Logger, check time.Duration) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	for l := range p.listeners {
+		l.setResyncPeriod(DetermineResyncPeriod(logger, l.RequestedResyncPeriod(), check))
+	}
+}
