@@ -17,9 +17,12 @@ type AppendFunc func(interface{})
 
 // ListAll calls appendFn on every object of store whose labels match
 // selector. A selector that matches nothing calls it on none; an empty one
-// on all, without reading labels. An object without metadata is an error
-// when labels must be read.
+// on all, without reading labels; a nil one is taken as empty (client-go
+// panics). An object without metadata is an error when labels must be read.
 func ListAll(store Store, selector labels.Selector, appendFn AppendFunc) error {
+	if selector == nil {
+		selector = labels.Everything()
+	}
 	if labels.MatchesNothing(selector) {
 		return nil
 	}
@@ -31,6 +34,9 @@ func ListAll(store Store, selector labels.Selector, appendFn AppendFunc) error {
 // NamespaceIndex of indexer, and scans every object when the indexer has no
 // such index.
 func ListAllByNamespace(indexer Indexer, namespace string, selector labels.Selector, appendFn AppendFunc) error {
+	if selector == nil {
+		selector = labels.Everything()
+	}
 	if labels.MatchesNothing(selector) {
 		return nil
 	}
