@@ -35,9 +35,15 @@ func (s *recordingStore) record(op string) {
 	s.ops = append(s.ops, op)
 }
 
-func (s *recordingStore) Add(obj interface{}) error    { s.record("add " + describeObj(obj)); return nil }
-func (s *recordingStore) Update(obj interface{}) error { s.record("update " + describeObj(obj)); return nil }
-func (s *recordingStore) Delete(obj interface{}) error { s.record("delete " + describeObj(obj)); return nil }
+func (s *recordingStore) Add(obj interface{}) error { s.record("add " + describeObj(obj)); return nil }
+func (s *recordingStore) Update(obj interface{}) error {
+	s.record("update " + describeObj(obj))
+	return nil
+}
+func (s *recordingStore) Delete(obj interface{}) error {
+	s.record("delete " + describeObj(obj))
+	return nil
+}
 func (s *recordingStore) Replace(items []interface{}, rv string) error {
 	var names []string
 	for _, it := range items {
