@@ -147,8 +147,9 @@ func (d *cacheMutationDetector) CompareObjects() {
 	if len(reports) == 0 {
 		return
 	}
+	logger := klog.Background()
 	for _, r := range reports {
-		fmt.Fprintln(os.Stderr, r)
+		logger.Error(nil, "Cached object was modified", "detector", d.name, "report", r)
 	}
 	msg := fmt.Sprintf("cache %s modified", d.name)
 	if d.onMutation != nil {
