@@ -21,7 +21,7 @@ func newTestTTLStore(ttl time.Duration) (Store, *clocktesting.FakeClock, chan st
 }
 
 // drain returns the keys sent so far.
-func drain(ch chan string) []string {
+func drainKeys(ch chan string) []string {
 	out := []string{}
 	for {
 		select {
@@ -41,14 +41,14 @@ func TestTTLStoreExpiresOnRead(t *testing.T) {
 	_, exists, err := s.GetByKey("ns/a")
 	require.NoError(t, err)
 	assert.True(t, exists)
-	assert.Empty(t, drain(deleted))
+	assert.Empty(t, drainKeys(deleted))
 
 	clk.Step(time.Nanosecond)
 	assert.Equal(t, []string{"ns/a"}, s.ListKeys(), "expiry is lazy")
 	_, exists, err = s.Get(storePod("ns", "a", "", nil))
 	require.NoError(t, err)
 	assert.False(t, exists)
-	assert.Equal(t, []string{"ns/a"}, drain(deleted))
+	assert.Equal(t, []string{"ns/a"}, drainKeys(deleted))
 	assert.Empty(t, s.ListKeys())
 }
 
@@ -61,7 +61,7 @@ func TestTTLStoreUpdateRenews(t *testing.T) {
 	item, exists, _ := s.GetByKey("ns/a")
 	require.True(t, exists)
 	assert.Equal(t, "2", item.(*corev1.Pod).ResourceVersion)
-	assert.Empty(t, drain(deleted))
+	assert.Empty(t, drainKeys(deleted))
 }
 
 func TestTTLStoreListPurges(t *testing.T) {
@@ -72,7 +72,7 @@ func TestTTLStoreListPurges(t *testing.T) {
 	clk.Step(40 * time.Second)
 
 	assert.Equal(t, []string{"ns/new"}, podKeys(s.List()))
-	assert.Equal(t, []string{"ns/old"}, drain(deleted))
+	assert.Equal(t, []string{"ns/old"}, drainKeys(deleted))
 	assert.Equal(t, []string{"ns/new"}, s.ListKeys())
 }
 
@@ -81,7 +81,7 @@ func TestTTLStoreReplaceDeleteAndRV(t *testing.T) {
 	require.NoError(t, s.Add(storePod("ns", "a", "1", nil)))
 	require.NoError(t, s.Replace([]interface{}{storePod("ns", "b", "2", nil), storePod("ns", "c", "3", nil)}, "7"))
 	assert.Equal(t, "7", s.LastStoreSyncResourceVersion())
-	assert.Equal(t, []string{"ns/b", "ns/c"}, sortedStrings(s.ListKeys()))
+	assert.Equal(t, []string{"ns/b", "ns/c"}, storeSorted(s.ListKeys()))
 
 	require.NoError(t, s.Delete(storePod("ns", "b", "9", nil)))
 	assert.Equal(t, "9", s.LastStoreSyncResourceVersion())

@@ -11,8 +11,8 @@ import (
 // indexState is the observable content of one index.
 type indexState map[string][]string
 
-// stateOf returns, for every value of the index, its sorted keys.
-func stateOf(t *testing.T, idx Indexer, name string) indexState {
+// indexStateOf returns, for every value of the index, its sorted keys.
+func indexStateOf(t *testing.T, idx Indexer, name string) indexState {
 	t.Helper()
 	out := indexState{}
 	for _, v := range idx.ListIndexFuncValues(name) {
@@ -53,7 +53,7 @@ func TestIndexMaintenance(t *testing.T) {
 	}
 	for _, s := range steps {
 		require.NoError(t, s.do(), s.name)
-		assert.Equal(t, s.want, stateOf(t, idx, "tier"), s.name)
+		assert.Equal(t, s.want, indexStateOf(t, idx, "tier"), s.name)
 	}
 }
 
@@ -88,8 +88,8 @@ func TestIndexQueries(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, keys)
 
-	assert.Equal(t, []string{"cache", "db", "web"}, sortedStrings(idx.ListIndexFuncValues("tier")))
-	assert.Equal(t, []string{"ns1", "ns2"}, sortedStrings(idx.ListIndexFuncValues(NamespaceIndex)))
+	assert.Equal(t, []string{"cache", "db", "web"}, storeSorted(idx.ListIndexFuncValues("tier")))
+	assert.Equal(t, []string{"ns1", "ns2"}, storeSorted(idx.ListIndexFuncValues(NamespaceIndex)))
 	assert.Empty(t, idx.ListIndexFuncValues("nope"))
 	assert.Len(t, idx.GetIndexers(), 2)
 }
@@ -113,13 +113,13 @@ func TestAddIndexers(t *testing.T) {
 	before := idx.GetIndexers()
 
 	require.NoError(t, idx.AddIndexers(Indexers{"tier": labelIndexFunc, NamespaceIndex: MetaNamespaceIndexFunc}))
-	assert.Equal(t, indexState{"web": {"ns1/a"}}, stateOf(t, idx, "tier"))
-	assert.Equal(t, indexState{"ns1": {"ns1/a"}, "ns2": {"ns2/b"}}, stateOf(t, idx, NamespaceIndex))
+	assert.Equal(t, indexState{"web": {"ns1/a"}}, indexStateOf(t, idx, "tier"))
+	assert.Equal(t, indexState{"ns1": {"ns1/a"}, "ns2": {"ns2/b"}}, indexStateOf(t, idx, NamespaceIndex))
 	assert.Empty(t, before, "a map returned by GetIndexers is not modified later")
 
 	// Later writes maintain the added indices.
 	require.NoError(t, idx.Add(storePod("ns1", "c", "3", map[string]string{"tier": "web"})))
-	assert.Equal(t, indexState{"web": {"ns1/a", "ns1/c"}}, stateOf(t, idx, "tier"))
+	assert.Equal(t, indexState{"web": {"ns1/a", "ns1/c"}}, indexStateOf(t, idx, "tier"))
 
 	err := idx.AddIndexers(Indexers{"tier": labelIndexFunc, "other": labelIndexFunc})
 	assert.EqualError(t, err, "indexer conflict: map[tier:{}]")
@@ -188,11 +188,11 @@ func TestIndexFuncErrorKeepsStoreConsistent(t *testing.T) {
 			require.ErrorIs(t, err, errIndexFailed)
 			assert.Contains(t, err.Error(), "on index \"")
 
-			assert.Equal(t, []string{"ns/a", "ns/b"}, sortedStrings(idx.ListKeys()))
+			assert.Equal(t, []string{"ns/a", "ns/b"}, storeSorted(idx.ListKeys()))
 			item, _, _ := idx.GetByKey("ns/a")
 			assert.Equal(t, "1", item.(*corev1.Pod).ResourceVersion)
-			assert.Equal(t, indexState{"web": {"ns/a"}, "db": {"ns/b"}}, stateOf(t, idx, "tier"))
-			assert.Equal(t, indexState{"ns": {"ns/a", "ns/b"}}, stateOf(t, idx, NamespaceIndex))
+			assert.Equal(t, indexState{"web": {"ns/a"}, "db": {"ns/b"}}, indexStateOf(t, idx, "tier"))
+			assert.Equal(t, indexState{"ns": {"ns/a", "ns/b"}}, indexStateOf(t, idx, NamespaceIndex))
 			assert.Equal(t, "2", idx.LastStoreSyncResourceVersion())
 			assert.Len(t, idx.GetIndexers(), 2)
 		})
@@ -216,7 +216,7 @@ func TestIndexDeleteWhenOldValuesFail(t *testing.T) {
 	broken = true
 	require.NoError(t, idx.Delete(storePod("ns", "a", "3", nil)))
 	assert.Equal(t, []string{"ns/b"}, idx.ListKeys())
-	assert.Equal(t, indexState{"web": {"ns/b"}}, stateOf(t, idx, "tier"))
+	assert.Equal(t, indexState{"web": {"ns/b"}}, indexStateOf(t, idx, "tier"))
 }
 
 func TestThreadSafeStoreRefusedWriteKeepsState(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-var podsResource = schema.GroupResource{Resource: "pods"}
+var storePodsResource = schema.GroupResource{Resource: "pods"}
 
 // listerFixture returns an indexer, with or without a namespace index,
 // holding four pods.
@@ -35,7 +35,7 @@ func listerFixture(t *testing.T, withNamespaceIndex bool) Indexer {
 	return idx
 }
 
-func collect(t *testing.T, list func(AppendFunc) error) []string {
+func collectPodKeys(t *testing.T, list func(AppendFunc) error) []string {
 	t.Helper()
 	var got []interface{}
 	require.NoError(t, list(func(o interface{}) { got = append(got, o) }))
@@ -58,7 +58,7 @@ func TestListAll(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := collect(t, func(fn AppendFunc) error { return ListAll(idx, tc.selector, fn) })
+			got := collectPodKeys(t, func(fn AppendFunc) error { return ListAll(idx, tc.selector, fn) })
 			assert.Equal(t, tc.want, got)
 		})
 	}
@@ -82,7 +82,7 @@ func TestListAllByNamespace(t *testing.T) {
 		idx := listerFixture(t, withIndex)
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
-				got := collect(t, func(fn AppendFunc) error { return ListAllByNamespace(idx, tc.namespace, tc.selector, fn) })
+				got := collectPodKeys(t, func(fn AppendFunc) error { return ListAllByNamespace(idx, tc.namespace, tc.selector, fn) })
 				assert.Equal(t, tc.want, got, "namespace index: %v", withIndex)
 			})
 		}
@@ -103,7 +103,7 @@ func TestListAllObjectWithoutMeta(t *testing.T) {
 
 func TestGenericLister(t *testing.T) {
 	idx := listerFixture(t, true)
-	l := NewGenericLister(idx, podsResource)
+	l := NewGenericLister(idx, storePodsResource)
 
 	objs, err := l.List(labels.SelectorFromSet(labels.Set{"app": "web"}))
 	require.NoError(t, err)
@@ -147,7 +147,7 @@ func runtimeToInterfaces(objs []runtime.Object) []interface{} {
 
 func TestNewLister(t *testing.T) {
 	idx := listerFixture(t, true)
-	l := NewLister[*corev1.Pod](idx, podsResource)
+	l := NewLister[*corev1.Pod](idx, storePodsResource)
 
 	pods, err := l.List(labels.SelectorFromSet(labels.Set{"app": "web"}))
 	require.NoError(t, err)

@@ -13,8 +13,8 @@ func storePod(ns, name, rv string, labels map[string]string) *corev1.Pod {
 	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, ResourceVersion: rv, Labels: labels}}
 }
 
-// sortedStrings returns a sorted copy of s, never nil.
-func sortedStrings(s []string) []string {
+// storeSorted returns a sorted copy of s, never nil.
+func storeSorted(s []string) []string {
 	out := append([]string{}, s...)
 	sort.Strings(out)
 	return out

@@ -34,7 +34,7 @@ func TestStoreAddUpdateDeleteGet(t *testing.T) {
 			require.NoError(t, s.Update(storePod("ns", "a", "3", nil)))
 			require.NoError(t, s.Add(storePod("", "c", "4", nil)))
 
-			assert.Equal(t, []string{"c", "ns/a", "ns/b"}, sortedStrings(s.ListKeys()))
+			assert.Equal(t, []string{"c", "ns/a", "ns/b"}, storeSorted(s.ListKeys()))
 			assert.Equal(t, []string{"/c", "ns/a", "ns/b"}, podKeys(s.List()))
 
 			item, exists, err := s.Get(storePod("ns", "a", "", nil))
@@ -55,7 +55,7 @@ func TestStoreAddUpdateDeleteGet(t *testing.T) {
 
 			// Deleting a missing object is not an error.
 			require.NoError(t, s.Delete(storePod("ns", "missing", "6", nil)))
-			assert.Equal(t, []string{"c", "ns/b"}, sortedStrings(s.ListKeys()))
+			assert.Equal(t, []string{"c", "ns/b"}, storeSorted(s.ListKeys()))
 			assert.NoError(t, s.Resync())
 		})
 	}
@@ -137,9 +137,9 @@ func TestStoreReplace(t *testing.T) {
 	require.NoError(t, s.Add(storePod("old", "a", "1", nil)))
 	require.NoError(t, s.Replace([]interface{}{storePod("x", "b", "5", nil), storePod("y", "c", "6", nil)}, "10"))
 
-	assert.Equal(t, []string{"x/b", "y/c"}, sortedStrings(s.ListKeys()))
+	assert.Equal(t, []string{"x/b", "y/c"}, storeSorted(s.ListKeys()))
 	assert.Equal(t, "10", s.LastStoreSyncResourceVersion())
-	assert.Equal(t, []string{"x", "y"}, sortedStrings(s.ListIndexFuncValues(NamespaceIndex)))
+	assert.Equal(t, []string{"x", "y"}, storeSorted(s.ListIndexFuncValues(NamespaceIndex)))
 	old, err := s.ByIndex(NamespaceIndex, "old")
 	require.NoError(t, err)
 	assert.Empty(t, old)
@@ -176,23 +176,23 @@ func TestStoreResourceVersion(t *testing.T) {
 	assert.Equal(t, "", s.LastStoreSyncResourceVersion(), "gate off")
 }
 
-// gaugeRecorder records the values a store sets.
-type gaugeRecorder struct {
+// storeGaugeRecorder records the values a store sets.
+type storeGaugeRecorder struct {
 	mu     sync.Mutex
 	values []float64
 }
 
-func (g *gaugeRecorder) Set(v float64) {
+func (g *storeGaugeRecorder) Set(v float64) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.values = append(g.values, v)
 }
 
-// storeMetricsProvider hands out one gaugeRecorder.
-type storeMetricsProvider struct{ rv *gaugeRecorder }
+// storeMetricsProvider hands out one storeGaugeRecorder.
+type storeMetricsProvider struct{ rv *storeGaugeRecorder }
 
 func (p storeMetricsProvider) NewQueuedItemMetric(InformerNameAndResource) GaugeMetric {
-	return &gaugeRecorder{}
+	return &storeGaugeRecorder{}
 }
 func (p storeMetricsProvider) NewProcessingLatencyMetric(InformerNameAndResource) HistogramMetric {
 	return nil
@@ -207,7 +207,7 @@ func TestStoreMetrics(t *testing.T) {
 	defer name.Release()
 	id := name.WithResource(schema.GroupVersionResource{Version: "v1", Resource: "pods"})
 
-	g := &gaugeRecorder{}
+	g := &storeGaugeRecorder{}
 	s := NewStore(MetaNamespaceKeyFunc, WithStoreMetrics(id, storeMetricsProvider{rv: g}))
 	_ = s.Add(storePod("ns", "a", "10", nil))
 	_ = s.Add(storePod("ns", "b", "not-a-number", nil))
@@ -217,7 +217,7 @@ func TestStoreMetrics(t *testing.T) {
 	assert.Equal(t, []float64{10, 12, 567890123456789, 0}, g.values)
 
 	// An identifier that is not reserved reports nothing.
-	g2 := &gaugeRecorder{}
+	g2 := &storeGaugeRecorder{}
 	s2 := NewStore(MetaNamespaceKeyFunc, WithStoreMetrics(InformerNameAndResource{}, storeMetricsProvider{rv: g2}))
 	_ = s2.Add(storePod("ns", "a", "10", nil))
 	assert.Empty(t, g2.values)

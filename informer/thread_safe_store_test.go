@@ -46,7 +46,7 @@ func TestThreadSafeStoreDeleteRemovesEmptySets(t *testing.T) {
 	s.Add("b", &metav1.ObjectMeta{ResourceVersion: "1"})
 	s.Add("c", &metav1.ObjectMeta{ResourceVersion: "2"})
 	s.Delete("a")
-	assert.Equal(t, []string{"1", "2"}, sortedStrings(s.ListIndexFuncValues("rv")))
+	assert.Equal(t, []string{"1", "2"}, storeSorted(s.ListIndexFuncValues("rv")))
 	s.Delete("b")
 	assert.Equal(t, []string{"2"}, s.ListIndexFuncValues("rv"))
 	s.Update("c", &metav1.ObjectMeta{ResourceVersion: "3"})
@@ -114,8 +114,8 @@ func TestIndexerConcurrentReadersAndWriters(t *testing.T) {
 		}
 	}
 	for k, v := range want {
-		want[k] = sortedStrings(v)
+		want[k] = storeSorted(v)
 	}
-	assert.Equal(t, want, stateOf(t, idx, "tier"))
+	assert.Equal(t, want, indexStateOf(t, idx, "tier"))
 	assert.Len(t, idx.ListKeys(), writers*9)
 }

@@ -20,7 +20,7 @@ func TestTransactionAllApplied(t *testing.T) {
 	)
 	require.Nil(t, err)
 	assert.Equal(t, []string{"ns/a"}, idx.ListKeys())
-	assert.Equal(t, indexState{"db": {"ns/a"}}, stateOf(t, idx, "tier"))
+	assert.Equal(t, indexState{"db": {"ns/a"}}, indexStateOf(t, idx, "tier"))
 	// The resource version comes from the last object, a deletion here.
 	assert.Equal(t, "4", idx.LastStoreSyncResourceVersion())
 	assert.Nil(t, ts.Transaction())
@@ -48,7 +48,7 @@ func TestTransactionPartialFailure(t *testing.T) {
 	assert.Contains(t, txnErr.Error(), "failed to execute (3/6) transactions failed due to:")
 
 	assert.Equal(t, []string{"ns/b"}, idx.ListKeys())
-	assert.Equal(t, indexState{"web": {"ns/b"}}, stateOf(t, idx, "tier"))
+	assert.Equal(t, indexState{"web": {"ns/b"}}, indexStateOf(t, idx, "tier"))
 	// The last applied transaction sets the resource version.
 	assert.Equal(t, "4", idx.LastStoreSyncResourceVersion())
 }
@@ -73,7 +73,7 @@ func TestThreadSafeStoreTransaction(t *testing.T) {
 		ThreadSafeStoreTransaction{Transaction{Object: storePod("ns", "b", "50", nil), Type: TransactionTypeAdd}, "b"},
 		ThreadSafeStoreTransaction{Transaction{Object: storePod("ns", "c", "60", nil), Type: "Bogus"}, "c"},
 	)
-	assert.Equal(t, []string{"a", "b"}, sortedStrings(s.ListKeys()))
+	assert.Equal(t, []string{"a", "b"}, storeSorted(s.ListKeys()))
 	assert.Equal(t, "50", s.LastStoreSyncResourceVersion())
 	item, _ := s.Get("a")
 	assert.Equal(t, "40", item.(*corev1.Pod).ResourceVersion)
