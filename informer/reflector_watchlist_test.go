@@ -1,6 +1,8 @@
 package informer
 
 import (
+	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -16,6 +18,14 @@ import (
 type transformingStore struct {
 	recordingStore
 	calls int
+}
+
+// Replace records the items sorted: a watch-list's temporary store lists
+// them in no particular order.
+func (s *transformingStore) Replace(items []interface{}, rv string) error {
+	sorted := slices.Clone(items)
+	slices.SortFunc(sorted, func(a, b interface{}) int { return strings.Compare(describeObj(a), describeObj(b)) })
+	return s.recordingStore.Replace(sorted, rv)
 }
 
 func (s *transformingStore) Transformer() TransformFunc {
@@ -63,7 +73,7 @@ func TestReflectorWatchListRetriesRetriableAndExpired(t *testing.T) {
 		src.SetWatchListSupported(true)
 		src.Add(testPodNamed("a"))
 		src.FailWatch(apierrors.NewTooManyRequests("slow down", 1), apierrors.NewResourceExpired("too old"))
-		store := &recordingStore{}
+		store := &transformingStore{}
 		stop := runReflector(t, newTestReflector(src, store, ReflectorOptions{}))
 		time.Sleep(2 * time.Second) // the 429 backs off
 		synctest.Wait()
