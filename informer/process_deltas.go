@@ -1,0 +1,160 @@
+package informer
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/util/sets"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/klog/v2"
+)
+
+// processDeltas applies deltas, oldest first, to store and then tells
+// handler. The store is always written before the handler runs. Whether a
+// change is an add or an update is decided by the store, not by the delta
+// type.
+func processDeltas(logger klog.Logger, handler ResourceEventHandler, store Store, deltas Deltas, isInInitialList bool) error {
+	for _, d := range deltas {
+		obj := d.Object
+		switch d.Type {
+		case ReplacedAll:
+			info, ok := obj.(ReplacedAllInfo)
+			if !ok {
+				return fmt.Errorf("ReplacedAll did not contain ReplacedAllInfo: %T", obj)
+			}
+			if err := processReplacedAll(logger, handler, store, info, isInInitialList); err != nil {
+				return err
+			}
+		case SyncAll:
+			if _, ok := obj.(SyncAllInfo); !ok {
+				return fmt.Errorf("SyncAll did not contain SyncAllInfo: %T", obj)
+			}
+			for _, o := range store.List() {
+				handler.OnUpdate(o, o)
+			}
+			// Like client-go, a SyncAll ends the processing of its Deltas.
+			return nil
+		case Sync, Replaced, Added, Updated:
+			if old, exists, err := store.Get(obj); err == nil && exists {
+				if err := store.Update(obj); err != nil {
+					return err
+				}
+				handler.OnUpdate(old, obj)
+			} else {
+				if err := store.Add(obj); err != nil {
+					return err
+				}
+				handler.OnAdd(obj, isInInitialList)
+			}
+		case Deleted:
+			if err := store.Delete(obj); err != nil {
+				return err
+			}
+			handler.OnDelete(obj)
+		case Bookmark:
+			info, ok := obj.(BookmarkInfo)
+			if !ok {
+				return fmt.Errorf("bookmark delta did not contain BookmarkInfo: %T", obj)
+			}
+			store.Bookmark(info.ResourceVersion)
+		}
+	}
+	return nil
+}
+
+// processDeltasInBatch applies a batch in one store transaction when the
+// store supports it, then calls the handlers of the changes that were
+// applied. Without transactions it processes the deltas one by one.
+func processDeltasInBatch(logger klog.Logger, handler ResourceEventHandler, store Store, deltas []Delta, isInInitialList bool) error {
+	txStore, ok := store.(TransactionStore)
+	if !ok {
+		var errs []error
+		for _, d := range deltas {
+			if err := processDeltas(logger, handler, store, Deltas{d}, isInInitialList); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if len(errs) > 0 {
+			return fmt.Errorf("unexpected error when handling deltas: %v", errs)
+		}
+		return nil
+	}
+	txns := make([]Transaction, 0, len(deltas))
+	notify := make([]func(), 0, len(deltas))
+	for _, d := range deltas {
+		obj := d.Object
+		switch d.Type {
+		case Sync, Replaced, Added, Updated:
+			if old, exists, err := store.Get(obj); err == nil && exists {
+				txns = append(txns, Transaction{Type: TransactionTypeUpdate, Object: obj})
+				notify = append(notify, func() { handler.OnUpdate(old, obj) })
+			} else {
+				txns = append(txns, Transaction{Type: TransactionTypeAdd, Object: obj})
+				notify = append(notify, func() { handler.OnAdd(obj, isInInitialList) })
+			}
+		case Deleted:
+			txns = append(txns, Transaction{Type: TransactionTypeDelete, Object: obj})
+			notify = append(notify, func() { handler.OnDelete(obj) })
+		default:
+			return fmt.Errorf("Delta type %s is not supported in batch processing", d.Type)
+		}
+	}
+	if err := txStore.Transaction(txns...); err != nil {
+		for _, i := range err.SuccessfulIndices {
+			if i < len(notify) {
+				notify[i]()
+			}
+		}
+		return fmt.Errorf("not all items in the batch successfully processed: %s", err.Error())
+	}
+	for _, n := range notify {
+		n()
+	}
+	return nil
+}
+
+// processReplacedAll applies a whole relist: the store is replaced first,
+// then OnDelete is called with a tombstone for every stored object missing
+// from the list, then OnUpdate or OnAdd for each listed object in list
+// order.
+func processReplacedAll(logger klog.Logger, handler ResourceEventHandler, store Store, info ReplacedAllInfo, isInInitialList bool) error {
+	listed := sets.New[string]()
+	for _, obj := range info.Objects {
+		key, err := DeletionHandlingMetaNamespaceKeyFunc(obj)
+		if err != nil {
+			return KeyError{Obj: obj, Err: err}
+		}
+		listed.Insert(key)
+	}
+	var tombstones []DeletedFinalStateUnknown
+	for _, key := range store.ListKeys() {
+		if listed.Has(key) {
+			continue
+		}
+		old, exists, err := store.GetByKey(key)
+		if err != nil || !exists {
+			old = nil
+			utilruntime.HandleErrorWithLogger(logger, err, "Stored object vanished during a relist, delivering a tombstone without object", "key", key)
+		}
+		tombstones = append(tombstones, DeletedFinalStateUnknown{Key: key, Obj: old})
+	}
+	olds := make([]interface{}, len(info.Objects))
+	for i, obj := range info.Objects {
+		if old, exists, err := store.Get(obj); err == nil && exists {
+			olds[i] = old
+		}
+	}
+	if err := store.Replace(info.Objects, info.ResourceVersion); err != nil {
+		return err
+	}
+	for _, t := range tombstones {
+		handler.OnDelete(t)
+	}
+	for i, obj := range info.Objects {
+		if olds[i] != nil {
+			handler.OnUpdate(olds[i], obj)
+		} else {
+			handler.OnAdd(obj, isInInitialList)
+		}
+	}
+	return nil
+}
