@@ -1,0 +1,161 @@
+package informer
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/klog/v2"
+
+	"github.com/kfanout/fanout/listener"
+)
+
+// minimumResyncPeriod is the shortest resync period a handler can get.
+const minimumResyncPeriod = time.Second
+
+// errNilHandler is returned for a nil event handler.
+var errNilHandler = errors.New("event handler is nil")
+
+// AddEventHandler registers handler with the default resync period.
+func (s *sharedIndexInformer) AddEventHandler(handler ResourceEventHandler) (ResourceEventHandlerRegistration, error) {
+	return s.AddEventHandlerWithOptions(handler, HandlerOptions{})
+}
+
+// AddEventHandlerWithResyncPeriod registers handler with its own period.
+func (s *sharedIndexInformer) AddEventHandlerWithResyncPeriod(handler ResourceEventHandler, resyncPeriod time.Duration) (ResourceEventHandlerRegistration, error) {
+	return s.AddEventHandlerWithOptions(handler, HandlerOptions{ResyncPeriod: &resyncPeriod})
+}
+
+// AddEventHandlerWithOptions registers handler. When the informer is
+// already running, the new listener gets the cache replayed as initial-list
+// adds while deltas are held back, and only then starts watching for sync.
+func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHandler, options HandlerOptions) (ResourceEventHandlerRegistration, error) {
+	if isNilHandler(handler) {
+		return nil, errNilHandler
+	}
+	if s.listerWatcher == nil {
+		return nil, errNilListerWatcher
+	}
+	s.startedLock.Lock()
+	defer s.startedLock.Unlock()
+	if s.stopped {
+		return nil, fmt.Errorf("handler %v was not added to shared informer because it has stopped already", handler)
+	}
+
+	logger := klog.Background()
+	if options.Logger != nil {
+		logger = *options.Logger
+	}
+	resync := s.defaultEventHandlerResyncPeriod
+	if options.ResyncPeriod != nil {
+		resync = *options.ResyncPeriod
+	}
+	if resync > 0 {
+		if resync < minimumResyncPeriod {
+			logger.Info("Warning: resync period is too small. Changing it to the minimum allowed value", "resyncPeriod", resync, "minimumResyncPeriod", minimumResyncPeriod)
+			resync = minimumResyncPeriod
+		}
+		if resync < s.resyncCheckPeriod {
+			if s.started {
+				logger.Info("Warning: resync period is smaller than resync check period and the informer has already started. Changing it to the resync check period", "resyncPeriod", resync, "resyncCheckPeriod", s.resyncCheckPeriod)
+				resync = s.resyncCheckPeriod
+			} else {
+				s.resyncCheckPeriod = resync
+				s.processor.ResyncCheckPeriodChanged(logger, resync)
+			}
+		}
+	}
+
+	l, err := s.processor.NewListener(handler, listener.Options{
+		Name:                  options.Name,
+		Logger:                logger,
+		RequestedResyncPeriod: resync,
+		ResyncPeriod:          listener.DetermineResyncPeriod(logger, resync, s.resyncCheckPeriod),
+		UpstreamHasSynced:     s.HasSyncedChecker(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !s.started {
+		if _, err := s.processor.AddListener(l); err != nil {
+			return nil, err
+		}
+		return l, nil
+	}
+
+	s.blockDeltas.Lock()
+	defer s.blockDeltas.Unlock()
+	if _, err := s.processor.AddListener(l); err != nil {
+		return nil, err
+	}
+	for _, obj := range s.indexer.List() {
+		l.Add(listener.NewAdd(obj, true))
+	}
+	s.processor.StartWatchSynced(l)
+	return l, nil
+}
+
+// isNilHandler reports a nil interface or a typed nil pointer.
+func isNilHandler(h ResourceEventHandler) bool {
+	if h == nil {
+		return true
+	}
+	switch v := h.(type) {
+	case *ResourceEventHandlerFuncs:
+		return v == nil
+	case *ResourceEventHandlerDetailedFuncs:
+		return v == nil
+	case *FilteringResourceEventHandler:
+		return v == nil
+	}
+	return false
+}
+
+// RemoveEventHandler removes a registration; unknown ones are ignored.
+func (s *sharedIndexInformer) RemoveEventHandler(handle ResourceEventHandlerRegistration) error {
+	s.startedLock.Lock()
+	defer s.startedLock.Unlock()
+	s.blockDeltas.Lock()
+	defer s.blockDeltas.Unlock()
+	return s.processor.RemoveListener(handle)
+}
+
+// OnAdd distributes an add to every handler (the informer is the queue's
+// handler).
+func (s *sharedIndexInformer) OnAdd(obj interface{}, isInInitialList bool) {
+	s.mutationDetector.AddObject(obj)
+	s.processor.Distribute(listener.NewAdd(obj, isInInitialList), false)
+}
+
+// OnUpdate distributes an update. An update whose resource version did not
+// change is a resync or relist and goes only to handlers due for a resync.
+func (s *sharedIndexInformer) OnUpdate(oldObj, newObj interface{}) {
+	isSync := false
+	if n, err := meta.Accessor(newObj); err == nil {
+		if o, err := meta.Accessor(oldObj); err == nil {
+			isSync = n.GetResourceVersion() == o.GetResourceVersion()
+		}
+	}
+	s.mutationDetector.AddObject(newObj)
+	s.processor.Distribute(listener.NewUpdate(oldObj, newObj), isSync)
+}
+
+// OnDelete distributes a delete.
+func (s *sharedIndexInformer) OnDelete(obj interface{}) {
+	s.processor.Distribute(listener.NewDelete(obj), false)
+}
+
+// ShutDownEventHandler removes handle from informer and waits until its
+// handler will be called no more.
+func ShutDownEventHandler(informer SharedInformer, handle ResourceEventHandlerRegistration) error {
+	if err := informer.RemoveEventHandler(handle); err != nil {
+		return err
+	}
+	s, ok := handle.(interface{ ShutdownChan() <-chan struct{} })
+	if !ok {
+		return fmt.Errorf("handle does not support ShutdownChan()")
+	}
+	<-s.ShutdownChan()
+	return nil
+}
