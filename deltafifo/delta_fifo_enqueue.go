@@ -30,11 +30,15 @@ func (f *DeltaFIFO) Delete(obj interface{}) error {
 	defer f.mu.Unlock()
 	f.sync.populate(0)
 	_, queued := f.items[key]
-	if !queued {
-		if f.known == nil {
+	if f.known == nil {
+		if !queued {
 			return nil
 		}
-		if _, exists, err := f.known.GetByKey(key); err == nil && !exists {
+	} else {
+		// KnownObjects is consulted even when the key is queued, as
+		// client-go does, so a KnownObjects sees the same calls.
+		_, exists, err := f.known.GetByKey(key)
+		if err == nil && !exists && !queued {
 			return nil
 		}
 	}
