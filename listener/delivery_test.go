@@ -40,6 +40,9 @@ func TestOrderPerHandler(t *testing.T) {
 				want = append(want, "delete "+obj)
 			}
 			p.Distribute(n, false)
+			if i == 0 {
+				synctest.Wait() // both handlers have taken #0 into their call
+			}
 		}
 		synctest.Wait()
 		wantCalls(t, "fast", fast.got(), want)
