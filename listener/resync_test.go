@@ -50,8 +50,8 @@ func TestSyncNotificationsOnlyToMarkedListeners(t *testing.T) {
 		if p.ShouldResync() {
 			t.Fatal("ShouldResync() at start = true, want false")
 		}
-		sync()                                           // 2: nobody
-		p.Distribute(NewUpdate("x", "y"), false)         // non-sync: everybody
+		sync()                                            // 2: nobody
+		p.Distribute(NewUpdate("x", "y"), false)          // non-sync: everybody
 		for _, adv := range []time.Duration{10, 10, 10} { // t=10s, 20s, 30s
 			clk.Step(adv * time.Second)
 			if !p.ShouldResync() {
