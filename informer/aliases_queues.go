@@ -24,7 +24,7 @@ func NewDeltaFIFOWithOptions(opts DeltaFIFOOptions) *DeltaFIFO {
 //
 // Deprecated: use NewDeltaFIFOWithOptions.
 func NewDeltaFIFO(keyFunc KeyFunc, knownObjects KeyListerGetter) *DeltaFIFO {
-	return deltafifo.NewDeltaFIFOWithOptions(deltafifo.DeltaFIFOOptions{KeyFunction: keyFunc, KnownObjects: knownObjects})
+	return deltafifo.NewDeltaFIFO(keyFunc, knownObjects)
 }
 
 // NewRealFIFOWithOptions returns a RealFIFO. It panics on the invalid
