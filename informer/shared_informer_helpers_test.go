@@ -60,7 +60,7 @@ func (r *siRecorder) OnAdd(obj interface{}, initial bool) {
 	r.rec(fmt.Sprintf("add %s initial=%v", siDesc(obj), initial))
 }
 func (r *siRecorder) OnUpdate(o, n interface{}) { r.rec("update " + siDesc(o) + " -> " + siDesc(n)) }
-func (r *siRecorder) OnDelete(obj interface{}) { r.rec("delete " + siDesc(obj)) }
+func (r *siRecorder) OnDelete(obj interface{})  { r.rec("delete " + siDesc(obj)) }
 
 // take returns and forgets the calls recorded so far.
 func (r *siRecorder) take() []string {
