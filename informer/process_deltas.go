@@ -3,8 +3,8 @@ package informer
 import (
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/util/sets"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
 )
 
