@@ -1,0 +1,32 @@
+package clientgo
+
+import (
+	"context"
+
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/kfanout/fanout/informer"
+)
+
+// controller adapts fanout's Controller to client-go's; only
+// HasSyncedChecker's result type differs.
+type controller struct {
+	inner informer.Controller
+}
+
+var _ cache.Controller = controller{}
+
+// RunWithContext runs the controller until ctx is done.
+func (c controller) RunWithContext(ctx context.Context) { c.inner.RunWithContext(ctx) }
+
+// Run runs the controller until stopCh is closed.
+func (c controller) Run(stopCh <-chan struct{}) { c.inner.Run(stopCh) }
+
+// HasSynced reports whether the initial list has been processed.
+func (c controller) HasSynced() bool { return c.inner.HasSynced() }
+
+// HasSyncedChecker is HasSynced as a DoneChecker.
+func (c controller) HasSyncedChecker() cache.DoneChecker { return c.inner.HasSyncedChecker() }
+
+// LastSyncResourceVersion is the resource version last seen.
+func (c controller) LastSyncResourceVersion() string { return c.inner.LastSyncResourceVersion() }

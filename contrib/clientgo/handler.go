@@ -1,0 +1,44 @@
+package clientgo
+
+import (
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/kfanout/fanout/informer"
+	"github.com/kfanout/fanout/listener"
+)
+
+// handler passes a client-go handler to a fanout informer. Adds and
+// updates go through unchanged; a delete whose object is fanout's
+// tombstone is handed over as client-go's cache.DeletedFinalStateUnknown,
+// the type client-go handlers (controller-runtime's among them) test for.
+type handler struct {
+	inner cache.ResourceEventHandler
+}
+
+// OnAdd passes the add on.
+func (h handler) OnAdd(obj interface{}, isInInitialList bool) { h.inner.OnAdd(obj, isInInitialList) }
+
+// OnUpdate passes the update on.
+func (h handler) OnUpdate(oldObj, newObj interface{}) { h.inner.OnUpdate(oldObj, newObj) }
+
+// OnDelete passes the delete on, converting a tombstone.
+func (h handler) OnDelete(obj interface{}) { h.inner.OnDelete(ToClientGoObject(obj)) }
+
+// handlerOptions returns fanout options for a client-go handler, named
+// after the user's handler rather than the adapter.
+func handlerOptions(h cache.ResourceEventHandler, options cache.HandlerOptions) informer.HandlerOptions {
+	return informer.HandlerOptions{
+		Logger:       options.Logger,
+		ResyncPeriod: options.ResyncPeriod,
+		Name:         listener.NameForHandler(h),
+	}
+}
+
+// ToClientGoObject returns obj with fanout's DeletedFinalStateUnknown
+// replaced by client-go's; any other value is returned as it is.
+func ToClientGoObject(obj interface{}) interface{} {
+	if t, ok := obj.(informer.DeletedFinalStateUnknown); ok {
+		return cache.DeletedFinalStateUnknown{Key: t.Key, Obj: t.Obj}
+	}
+	return obj
+}
