@@ -96,6 +96,26 @@ type HandlerOptions struct {
 	// Name names the handler in logs and metrics; by default it is derived
 	// from the handler as client-go does.
 	Name string
+
+	// The fields below are fanout's overload control; their zero values
+	// keep client-go's behaviour.
+
+	// Overflow says what happens once more than MaxPending notifications
+	// wait for this handler: OverflowGrow (the default, client-go's
+	// unbounded buffer), OverflowCoalesce or OverflowBlock.
+	Overflow OverflowPolicy
+	// MaxPending is the threshold for Overflow; 0 means none. Negative is
+	// an error.
+	MaxPending int
+	// Workers, when more than 1, calls the handler on that many goroutines:
+	// notifications for one object key stay in order on one worker,
+	// different keys run concurrently. Negative is an error.
+	Workers int
+	// RecoverPanics recovers a handler panic instead of crashing the
+	// process: it is logged with the handler name and object key and
+	// counted, an initial-list add still counts as handled (so HasSynced
+	// cannot wedge), and the next notification follows at once.
+	RecoverPanics bool
 }
 
 // SharedIndexInformerOptions configures NewSharedIndexInformerWithOptions.

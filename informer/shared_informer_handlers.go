@@ -37,6 +37,9 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 	if s.listerWatcher == nil {
 		return nil, errNilListerWatcher
 	}
+	if err := validateHandlerOptions(options); err != nil {
+		return nil, err
+	}
 	s.startedLock.Lock()
 	defer s.startedLock.Unlock()
 	if s.stopped {
@@ -157,5 +160,20 @@ func ShutDownEventHandler(informer SharedInformer, handle ResourceEventHandlerRe
 		return fmt.Errorf("handle does not support ShutdownChan()")
 	}
 	<-s.ShutdownChan()
+	return nil
+}
+
+// validateHandlerOptions rejects option values that have no meaning.
+func validateHandlerOptions(o HandlerOptions) error {
+	switch {
+	case o.MaxPending < 0:
+		return fmt.Errorf("HandlerOptions.MaxPending must not be negative, got %d", o.MaxPending)
+	case o.Workers < 0:
+		return fmt.Errorf("HandlerOptions.Workers must not be negative, got %d", o.Workers)
+	case o.Overflow < OverflowGrow || o.Overflow > OverflowBlock:
+		return fmt.Errorf("HandlerOptions.Overflow: unknown policy %v", o.Overflow)
+	case o.Overflow != OverflowGrow || o.Workers > 1 || o.RecoverPanics:
+		return errors.New("HandlerOptions: Overflow, Workers and RecoverPanics are not supported yet")
+	}
 	return nil
 }
