@@ -11,12 +11,15 @@ BENCHCOUNT ?= 6
 
 all: lint test
 
-## test: race-enabled tests of every module, plus short bounded fuzz runs.
+## test: race-enabled tests of every module, the performance-shaped tests
+## (memory bounds) without the race detector, and short bounded fuzz runs.
 test:
 	@set -e; for m in $(MODULES); do \
 		echo "== go test -race $$m"; \
 		(cd $$m && $(GO) test -race -count=1 -timeout 12m ./...); \
 	done
+	@echo "== go test (no race) memory-bound tests"
+	@$(GO) test -count=1 -timeout 5m -run 'Memory' ./listener/ ./informer/
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(TEST_FUZZTIME)
 
 ## demo: the main job, on an embedded simulated API source.
