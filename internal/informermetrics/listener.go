@@ -1,0 +1,96 @@
+package informermetrics
+
+import (
+	"sync"
+	"time"
+)
+
+// CounterMetric is a metric that only goes up.
+type CounterMetric interface {
+	Inc()
+	Add(float64)
+}
+
+// ListenerID names one event handler registration in metrics.
+type ListenerID struct {
+	// Informer is the informer's name: its Identifier's name when it has
+	// one, otherwise its object description (e.g. "*v1.Pod").
+	Informer string
+	// Handler is HandlerOptions.Name, or the name derived from the handler.
+	Handler string
+}
+
+// ListenerMetricsProvider creates the per-handler metrics of fanout's
+// listeners. Each method is called once per registration; the metrics
+// returned are updated from the listener's goroutines and from the
+// informer's distributing goroutine, so they must be safe for concurrent
+// use. Release is called when the registration is removed or the informer
+// stops, so a provider can delete its series.
+type ListenerMetricsProvider interface {
+	// NewPendingMetric: notifications waiting for the handler.
+	NewPendingMetric(id ListenerID) GaugeMetric
+	// NewHighWaterMetric: the largest pending count seen.
+	NewHighWaterMetric(id ListenerID) GaugeMetric
+	// NewDeliveredMetric: handler calls made.
+	NewDeliveredMetric(id ListenerID) CounterMetric
+	// NewCoalescedMetric: notifications merged into a pending one.
+	NewCoalescedMetric(id ListenerID) CounterMetric
+	// NewPanicsMetric: handler calls that panicked.
+	NewPanicsMetric(id ListenerID) CounterMetric
+	// NewHandlerDurationMetric: seconds per handler call.
+	NewHandlerDurationMetric(id ListenerID) HistogramMetric
+	// NewOldestPendingAgeMetric: seconds the oldest pending notification
+	// has waited.
+	NewOldestPendingAgeMetric(id ListenerID) GaugeMetric
+	// Release forgets the metrics of id.
+	Release(id ListenerID)
+}
+
+var (
+	globalListenerProviderOnce sync.Once
+	globalListenerProviderMu   sync.RWMutex
+	globalListenerProvider     ListenerMetricsProvider = NoopListenerMetricsProvider{}
+)
+
+// SetListenerMetricsProvider sets the process-wide listener metrics
+// provider. Only the first call has an effect.
+func SetListenerMetricsProvider(p ListenerMetricsProvider) {
+	globalListenerProviderOnce.Do(func() {
+		globalListenerProviderMu.Lock()
+		globalListenerProvider = p
+		globalListenerProviderMu.Unlock()
+	})
+}
+
+// ListenerProvider returns p, or the global listener provider if p is nil.
+func ListenerProvider(p ListenerMetricsProvider) ListenerMetricsProvider {
+	if p != nil {
+		return p
+	}
+	globalListenerProviderMu.RLock()
+	defer globalListenerProviderMu.RUnlock()
+	return globalListenerProvider
+}
+
+// NoopListenerMetricsProvider records nothing. It is the default.
+type NoopListenerMetricsProvider struct{}
+
+func (NoopListenerMetricsProvider) NewPendingMetric(ListenerID) GaugeMetric     { return Noop{} }
+func (NoopListenerMetricsProvider) NewHighWaterMetric(ListenerID) GaugeMetric   { return Noop{} }
+func (NoopListenerMetricsProvider) NewDeliveredMetric(ListenerID) CounterMetric { return Noop{} }
+func (NoopListenerMetricsProvider) NewCoalescedMetric(ListenerID) CounterMetric { return Noop{} }
+func (NoopListenerMetricsProvider) NewPanicsMetric(ListenerID) CounterMetric    { return Noop{} }
+func (NoopListenerMetricsProvider) NewHandlerDurationMetric(ListenerID) HistogramMetric {
+	return Noop{}
+}
+func (NoopListenerMetricsProvider) NewOldestPendingAgeMetric(ListenerID) GaugeMetric { return Noop{} }
+func (NoopListenerMetricsProvider) Release(ListenerID)                               {}
+
+// Inc does nothing.
+func (Noop) Inc() {}
+
+// Add does nothing.
+func (Noop) Add(float64) {}
+
+// Seconds converts a duration for metrics.
+func Seconds(d time.Duration) float64 { return d.Seconds() }
