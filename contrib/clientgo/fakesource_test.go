@@ -27,6 +27,11 @@ type fakeSource struct {
 	lists   int
 	watches int
 	listErr error
+	// expiredBelow is the resource version of the last silent change: a
+	// watch from an older version fails with 410 Gone, as from an API
+	// server whose watch cache no longer has the events, and the
+	// reflector has to relist.
+	expiredBelow int
 }
 
 func newFakeSource() *fakeSource {
@@ -57,11 +62,15 @@ func (s *fakeSource) List(metav1.ListOptions) (runtime.Object, error) {
 	return l, nil
 }
 
-// Watch opens a watcher for later changes.
-func (s *fakeSource) Watch(metav1.ListOptions) (watch.Interface, error) {
+// Watch opens a watcher for later changes; it fails with 410 Gone when
+// changes were made silently after options.ResourceVersion.
+func (s *fakeSource) Watch(options metav1.ListOptions) (watch.Interface, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.watches++
+	if rv, err := strconv.Atoi(options.ResourceVersion); err == nil && rv > 0 && rv < s.expiredBelow {
+		return nil, apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", rv, s.expiredBelow))
+	}
 	s.w = watch.NewFakeWithChanSize(1000, false)
 	return s.w, nil
 }
@@ -94,6 +103,7 @@ func (s *fakeSource) put(ns, name, data string, silent bool) {
 	_, existed := s.objs[key]
 	s.objs[key] = obj
 	if silent || s.w == nil {
+		s.expiredBelow = s.rv
 		return
 	}
 	if existed {
@@ -116,9 +126,11 @@ func (s *fakeSource) remove(ns, name string, silent bool) {
 	delete(s.objs, key)
 	obj = obj.DeepCopy()
 	obj.ResourceVersion = strconv.Itoa(s.rv)
-	if !silent && s.w != nil {
-		s.w.Delete(obj)
+	if silent || s.w == nil {
+		s.expiredBelow = s.rv
+		return
 	}
+	s.w.Delete(obj)
 }
 
 // expire ends the open watch with a 410 Gone error event.
@@ -153,3 +165,15 @@ func (s *fakeSource) setListError(err error) {
 
 // configMaps is the resource listers use in tests.
 var configMaps = schema.GroupResource{Resource: "configmaps"}
+
+// keys returns the sorted keys of the source's objects.
+func (s *fakeSource) keys() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.objs))
+	for k := range s.objs {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
