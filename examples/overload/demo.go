@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"time"
+
+	"github.com/kfanout/fanout/informer"
+)
+
+// config sets the size and pace of a demo.
+type config struct {
+	Objects    int           // objects in the source
+	Rate       int           // updates per second the source aims for
+	Payload    int           // bytes of data in each object version
+	Duration   time.Duration // how long each run produces updates
+	SlowDelay  time.Duration // the slow handler's time per notification
+	MaxPending int           // MaxPending of slow and stalled when coalescing
+	Drain      time.Duration // how long the released stalled handler may drain
+	Sample     time.Duration // interval between chart samples
+
+	Progress io.Writer // receives the progress lines; none if nil
+	LiveLine bool      // rewrite one progress line in place instead of adding lines
+}
+
+func (c config) validate() error {
+	switch {
+	case c.Objects < 1:
+		return fmt.Errorf("objects must be at least 1, got %d", c.Objects)
+	case c.Rate < 1:
+		return fmt.Errorf("rate must be at least 1 update per second, got %d", c.Rate)
+	case c.Payload < 0:
+		return fmt.Errorf("payload must not be negative, got %d", c.Payload)
+	case c.Duration <= 0:
+		return fmt.Errorf("duration must be positive, got %v", c.Duration)
+	case c.SlowDelay < 0:
+		return fmt.Errorf("slow-delay must not be negative, got %v", c.SlowDelay)
+	case c.MaxPending < 0:
+		return fmt.Errorf("max-pending must not be negative, got %d", c.MaxPending)
+	case c.Drain < 0:
+		return fmt.Errorf("drain must not be negative, got %v", c.Drain)
+	case c.Sample <= 0:
+		return fmt.Errorf("sample interval must be positive, got %v", c.Sample)
+	}
+	return nil
+}
+
+// scenario is one of the demo's two runs.
+type scenario struct {
+	Title    string
+	Overflow informer.OverflowPolicy
+}
+
+// scenarios returns the two runs: client-go's behaviour, then coalescing.
+func scenarios(cfg config) []scenario {
+	return []scenario{
+		{Title: "client-go (Grow)", Overflow: informer.OverflowGrow},
+		{Title: fmt.Sprintf("fanout (Coalesce %d)", cfg.MaxPending), Overflow: informer.OverflowCoalesce},
+	}
+}
+
+// runDemo runs both scenarios, prints the table to w, writes the chart to
+// chartPath and returns the results. A scenario the informer does not
+// support yet is reported in the table rather than failing the demo.
+func runDemo(ctx context.Context, cfg config, w io.Writer, chartPath string) ([]*result, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(w, "%d objects, %d updates/s for %v per run; handlers: fast (no-op), slow (%v each), stalled (until the load ends)\n",
+		cfg.Objects, cfg.Rate, cfg.Duration, cfg.SlowDelay)
+	var results []*result
+	for _, sc := range scenarios(cfg) {
+		settle()
+		fmt.Fprintf(w, "\n== %s\n", sc.Title)
+		res, err := runScenario(ctx, cfg, sc)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", sc.Title, err)
+		}
+		if res.Skipped != "" {
+			fmt.Fprintf(w, "skipped: %s\n", res.Skipped)
+		}
+		results = append(results, res)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	fmt.Fprintln(w)
+	writeTable(w, results)
+	if err := writeChartFile(chartPath, results); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(w, "\nchart: %s\n", chartPath)
+	return results, nil
+}
+
+// writeChartFile writes the chart of results to path.
+func writeChartFile(path string, results []*result) (err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("chart: %w", err)
+	}
+	defer func() { err = errors.Join(err, f.Close()) }()
+	return writeChart(f, results)
+}
+
+// settle collects garbage and returns memory to the OS, so that a run
+// starts from the same baseline as the one before it.
+func settle() {
+	runtime.GC()
+	debug.FreeOSMemory()
+}

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kfanout/fanout/informer"
+)
+
+// Handler indexes in result.Handlers.
+const (
+	fast = iota
+	slow
+	stalled
+	numHandlers
+)
+
+var handlerNames = [numHandlers]string{"fast", "slow", "stalled"}
+
+// handlerResult is one handler's outcome in a run.
+type handlerResult struct {
+	Delivered  uint64 // handler calls
+	MaxBacklog int64  // the listener's HighWater
+	Pending    int64  // still waiting when the drain ended
+}
+
+// sample is one point of the chart.
+type sample struct {
+	At      time.Duration // since the load started
+	HeapMiB float64
+	Backlog [numHandlers]int64
+}
+
+// result is the outcome of one scenario.
+type result struct {
+	Title   string
+	Skipped string // why the scenario did not run; empty if it ran
+
+	Objects  int
+	Produced uint64
+	Handlers [numHandlers]handlerResult
+	Current  int // objects whose newest version the stalled handler reached
+
+	PeakHeap  uint64 // largest heap sampled
+	EndHeap   uint64 // live heap when the load stopped, after a GC
+	FinalHeap uint64 // live heap once the informer stopped, after a GC
+
+	LoadEnd time.Duration // when the load stopped (and stalled was released)
+	Samples []sample
+}
+
+// statser is what every registration returned by AddEventHandler* offers.
+type statser interface {
+	Stats() informer.ListenerStats
+}
+
+// runScenario runs one scenario to the end and stops everything it
+// started before it returns.
+func runScenario(ctx context.Context, cfg config, sc scenario) (*result, error) {
+	res := &result{Title: sc.Title, Objects: cfg.Objects}
+	src := newSource(cfg.Objects, cfg.Payload)
+	inf := informer.NewSharedIndexInformer(src.src, &corev1.ConfigMap{}, 0, nil)
+
+	runCtx, cancelRun := context.WithCancel(ctx)
+	defer cancelRun()
+	fastH := &fastHandler{}
+	slowH := &slowHandler{ctx: runCtx, delay: cfg.SlowDelay}
+	stalledH := newStalledHandler()
+	released := false
+	defer func() {
+		if !released {
+			close(stalledH.release)
+		}
+	}()
+
+	overloaded := informer.HandlerOptions{Overflow: sc.Overflow}
+	if sc.Overflow != informer.OverflowGrow {
+		overloaded.MaxPending = cfg.MaxPending
+	}
+	var regs [numHandlers]statser
+	for i, h := range [numHandlers]informer.ResourceEventHandler{fastH.funcs(), slowH.funcs(), stalledH.funcs()} {
+		opts := informer.HandlerOptions{Name: handlerNames[i]}
+		if i != fast {
+			opts.Overflow, opts.MaxPending = overloaded.Overflow, overloaded.MaxPending
+		}
+		reg, err := inf.AddEventHandlerWithOptions(h, opts)
+		if err != nil {
+			if strings.Contains(err.Error(), "not supported yet") {
+				res.Skipped = fmt.Sprintf("this build's informer does not support %v yet (%v)", sc.Overflow, err)
+				return res, nil
+			}
+			return nil, fmt.Errorf("adding handler %s: %w", handlerNames[i], err)
+		}
+		s, ok := reg.(statser)
+		if !ok {
+			return nil, fmt.Errorf("registration %T has no Stats method", reg)
+		}
+		regs[i] = s
+	}
+
+	var informerDone sync.WaitGroup
+	informerDone.Go(func() { inf.RunWithContext(runCtx) })
+	defer informerDone.Wait()
+	if !informer.WaitForCacheSync(runCtx.Done(), inf.HasSynced) {
+		return nil, errors.Join(errors.New("informer did not sync"), ctx.Err())
+	}
+	if err := waitFor(runCtx, func() bool { return src.src.OpenWatches() > 0 }); err != nil {
+		return nil, fmt.Errorf("informer did not start watching: %w", err)
+	}
+
+	// The load.
+	mon := newMonitor(cfg, regs, &src.produced)
+	loadCtx, stopLoad := context.WithTimeout(runCtx, cfg.Duration)
+	defer stopLoad()
+	var producer sync.WaitGroup
+	maxLag := uint64(max(cfg.Rate/2, 1000))
+	producer.Go(func() { src.produce(loadCtx, cfg.Rate, maxLag, fastH.updates.Load) })
+	mon.watch(loadCtx, nil)
+	producer.Wait()
+	res.Produced = src.produced.Load()
+	res.LoadEnd = mon.elapsed()
+	res.EndHeap = liveHeapAfterGC()
+
+	// Release the stalled handler and let it drain briefly; keep sampling
+	// while it does.
+	close(stalledH.release)
+	released = true
+	drainCtx, stopDrain := context.WithTimeout(runCtx, cfg.Drain)
+	mon.watch(drainCtx, func() bool {
+		return regs[stalled].Stats().Pending == 0 && fastH.updates.Load() == res.Produced
+	})
+	stopDrain()
+	mon.endLine()
+	// Read the counters before stopping: once the run's context is done
+	// the slow handler no longer waits, and would race through its backlog
+	// until its listener stops.
+	for i, r := range regs {
+		st := r.Stats()
+		res.Handlers[i] = handlerResult{Delivered: st.Delivered, MaxBacklog: st.HighWater, Pending: st.Pending}
+	}
+
+	cancelRun()
+	informerDone.Wait()
+	res.Current = stalledH.current(src.latest)
+	res.PeakHeap = mon.peakHeap
+	res.Samples = mon.samples
+	res.FinalHeap = liveHeapAfterGC()
+	return res, ctx.Err()
+}
+
+// waitFor polls cond until it holds or ctx is done.
+func waitFor(ctx context.Context, cond func() bool) error {
+	t := time.NewTicker(10 * time.Millisecond)
+	defer t.Stop()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	return nil
+}

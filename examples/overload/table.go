@@ -1,0 +1,48 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// writeTable prints the runs side by side, one column per run.
+func writeTable(w io.Writer, results []*result) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	row := func(label string, cell func(r *result) string) {
+		cells := []string{label}
+		for _, r := range results {
+			if r.Skipped != "" {
+				cells = append(cells, "-")
+				continue
+			}
+			cells = append(cells, cell(r))
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
+	}
+	header := []string{""}
+	for _, r := range results {
+		header = append(header, r.Title)
+	}
+	fmt.Fprintln(tw, strings.Join(header, "\t")+"\t")
+	row("events produced", func(r *result) string { return fmt.Sprint(r.Produced) })
+	for i, name := range handlerNames {
+		row(name+" delivered / max backlog", func(r *result) string {
+			h := r.Handlers[i]
+			return fmt.Sprintf("%d / %d", h.Delivered, h.MaxBacklog)
+		})
+	}
+	row("stalled: objects current after drain", func(r *result) string {
+		return fmt.Sprintf("%d of %d", r.Current, r.Objects)
+	})
+	row("peak heap", func(r *result) string { return fmt.Sprintf("%.1f MiB", mib(r.PeakHeap)) })
+	row("heap at end of load (after GC)", func(r *result) string { return fmt.Sprintf("%.1f MiB", mib(r.EndHeap)) })
+	row("heap after stop (after GC)", func(r *result) string { return fmt.Sprintf("%.1f MiB", mib(r.FinalHeap)) })
+	tw.Flush()
+	for _, r := range results {
+		if r.Skipped != "" {
+			fmt.Fprintf(w, "%s: skipped: %s\n", r.Title, r.Skipped)
+		}
+	}
+}
