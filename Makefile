@@ -24,7 +24,7 @@ test:
 
 ## demo: the main job, on an embedded simulated API source.
 demo:
-	$(GO) run ./examples/demo
+	$(GO) run ./examples/overload
 
 ## bench: side-by-side benchmarks against client-go, summarised by benchstat.
 bench:
