@@ -15,7 +15,7 @@ const (
 	chartWidth   = 960
 	marginLeft   = 90
 	marginRight  = 30
-	marginTop    = 80 // title and legend
+	marginTop    = 100 // title and legend
 	panelHeight  = 250
 	panelGap     = 70
 	marginBottom = 50

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// syntheticRun makes a result whose heap and stalled backlog follow
+// heap(t) and backlog(t) for 10 s, sampled every 0.5 s.
+func syntheticRun(title string, heap func(t float64) float64, backlog func(t float64) int64) *result {
+	r := &result{Title: title, LoadEnd: 8 * time.Second}
+	for i := 0; i <= 20; i++ {
+		at := time.Duration(i) * 500 * time.Millisecond
+		s := sample{At: at, HeapMiB: heap(at.Seconds())}
+		s.Backlog[stalled] = backlog(at.Seconds())
+		r.Samples = append(r.Samples, s)
+	}
+	return r
+}
+
+// TestChartTwoRuns draws two runs and one skipped run: one polyline per
+// drawn run and panel, in the run's colour, and a legend naming the drawn
+// runs only.
+func TestChartTwoRuns(t *testing.T) {
+	grow := syntheticRun("client-go (Grow)", func(t float64) float64 { return 10 + 60*t }, func(t float64) int64 { return int64(20000 * t) })
+	coalesce := syntheticRun("fanout (Coalesce 1000)", func(float64) float64 { return 12 }, func(float64) int64 { return 4000 })
+	skipped := &result{Title: "not drawn", Skipped: "not supported yet"}
+	var b bytes.Buffer
+	if err := writeChart(&b, []*result{grow, coalesce, skipped}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "chart.svg")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkSVG(t, path, 4)
+	svg := b.String()
+	for _, want := range []string{
+		`stroke="#d62728" stroke-width="2" points="90.0,`, // grow, from x = marginLeft
+		`stroke="#1f77b4" stroke-width="2" points="90.0,`, // coalesce
+		">client-go (Grow)</text>",
+		">fanout (Coalesce 1000)</text>",
+		">200k</text>", // backlog axis reaches 200,000
+		">10 s</text>",
+	} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("chart lacks %q", want)
+		}
+	}
+	if strings.Contains(svg, "not drawn") {
+		t.Error("chart names the skipped run")
+	}
+}
+
+// TestChartNoRuns still writes a valid document when nothing ran.
+func TestChartNoRuns(t *testing.T) {
+	var b bytes.Buffer
+	if err := writeChart(&b, []*result{{Title: "x", Skipped: "no"}}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "chart.svg")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkSVG(t, path, 0)
+	if !strings.Contains(b.String(), "no run produced samples") {
+		t.Error("empty chart does not say why")
+	}
+}
