@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/kfanout/fanout/informer"
 )
 
 // TestMain fails the tests if a run leaves a goroutine behind.
@@ -194,6 +196,22 @@ func TestNiceStep(t *testing.T) {
 	for v, want := range map[float64]string{0: "0", 950: "950", 4000: "4k", 2500000: "2.5M"} {
 		if got := countLabel(v); got != want {
 			t.Errorf("countLabel(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// TestOptionalCounter reads stats fields by name, signed and unsigned.
+func TestOptionalCounter(t *testing.T) {
+	st := informer.ListenerStats{Delivered: 7, HighWater: 9}
+	for _, tc := range []struct {
+		name string
+		want int64
+		ok   bool
+	}{
+		{"Delivered", 7, true}, {"HighWater", 9, true}, {"NoSuchCounter", 0, false},
+	} {
+		if got, ok := optionalCounter(st, tc.name); got != tc.want || ok != tc.ok {
+			t.Errorf("optionalCounter(%s) = %d, %v; want %d, %v", tc.name, got, ok, tc.want, tc.ok)
 		}
 	}
 }

@@ -28,6 +28,7 @@ type handlerResult struct {
 	Delivered  uint64 // handler calls
 	MaxBacklog int64  // the listener's HighWater
 	Pending    int64  // still waiting when the drain ended
+	Coalesced  int64  // notifications merged away; -1 if not reported
 }
 
 // sample is one point of the chart.
@@ -142,7 +143,10 @@ func runScenario(ctx context.Context, cfg config, sc scenario) (*result, error) 
 	// until its listener stops.
 	for i, r := range regs {
 		st := r.Stats()
-		res.Handlers[i] = handlerResult{Delivered: st.Delivered, MaxBacklog: st.HighWater, Pending: st.Pending}
+		res.Handlers[i] = handlerResult{Delivered: st.Delivered, MaxBacklog: st.HighWater, Pending: st.Pending, Coalesced: -1}
+		if n, ok := optionalCounter(st, coalescedField); ok {
+			res.Handlers[i].Coalesced = n
+		}
 	}
 
 	cancelRun()

@@ -33,6 +33,11 @@ func writeTable(w io.Writer, results []*result) {
 			return fmt.Sprintf("%d / %d", h.Delivered, h.MaxBacklog)
 		})
 	}
+	if reportsCoalesced(results) {
+		for _, h := range []int{slow, stalled} {
+			row(handlerNames[h]+" notifications coalesced", func(r *result) string { return fmt.Sprint(r.Handlers[h].Coalesced) })
+		}
+	}
 	row("stalled: objects current after drain", func(r *result) string {
 		return fmt.Sprintf("%d of %d", r.Current, r.Objects)
 	})
@@ -45,4 +50,15 @@ func writeTable(w io.Writer, results []*result) {
 			fmt.Fprintf(w, "%s: skipped: %s\n", r.Title, r.Skipped)
 		}
 	}
+}
+
+// reportsCoalesced reports whether the listener stats carry a Coalesced
+// counter (they do once OverflowCoalesce is implemented).
+func reportsCoalesced(results []*result) bool {
+	for _, r := range results {
+		if r.Skipped == "" && r.Handlers[stalled].Coalesced >= 0 {
+			return true
+		}
+	}
+	return false
 }
