@@ -1,6 +1,7 @@
 package listener
 
 import (
+	"sync"
 	"sync/atomic"
 
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -46,6 +47,22 @@ func (c *classic) add(n Notification) {
 	case <-c.l.stopCh:
 	}
 }
+
+func (c *classic) start(wg *sync.WaitGroup) {
+	wg.Go(c.pop)
+	wg.Go(func() {
+		defer close(c.l.runFinished)
+		c.run()
+	})
+}
+
+// stop does nothing: pop sees stopCh and drops what is pending.
+func (c *classic) stop() {}
+
+// unblock does nothing: add never waits for room.
+func (c *classic) unblock() {}
+
+func (c *classic) canBlock() bool { return false }
 
 func (c *classic) pop() {
 	defer utilruntime.HandleCrashWithLogger(c.l.logger)

@@ -28,11 +28,11 @@ func (p *panicky) OnAdd(obj interface{}, initial bool) {
 func TestPanicSkipsItemAndWaits(t *testing.T) {
 	defer func(old bool) { utilruntime.ReallyCrash = old }(utilruntime.ReallyCrash)
 	utilruntime.ReallyCrash = false
-	synctest.Test(t, func(t *testing.T) {
+	eachEngine(t, func(t *testing.T, eng Engine) {
 		clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 		p := NewProcessor(ProcessorOptions{Clock: clk})
 		h := &panicky{}
-		l := mustListener(t, p, h, newUpstream("inf"), Options{})
+		l := mustListener(t, p, h, newUpstream("inf"), Options{Engine: eng})
 		stop := runProcessor(p)
 		defer stop()
 
@@ -59,20 +59,28 @@ func TestPanicSkipsItemAndWaits(t *testing.T) {
 // By default a handler panic crashes the process. The test re-runs itself
 // in a subprocess that distributes to a panicking handler.
 func TestPanicCrashesByDefault(t *testing.T) {
-	if os.Getenv("LISTENER_CRASH_CHILD") == "1" {
+	if e := os.Getenv("LISTENER_CRASH_CHILD"); e != "" {
+		eng := EngineClassic
+		if e == EngineDirect.String() {
+			eng = EngineDirect
+		}
 		p := NewProcessor(ProcessorOptions{})
-		mustListener(t, p, &panicky{}, newUpstream("inf"), Options{})
+		mustListener(t, p, &panicky{}, newUpstream("inf"), Options{Engine: eng})
 		go p.Run(t.Context())
 		p.Distribute(NewAdd("boom", false), false)
 		select {} // the handler's panic ends the process
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestPanicCrashesByDefault$")
-	cmd.Env = append(os.Environ(), "LISTENER_CRASH_CHILD=1")
-	out, err := cmd.CombinedOutput()
-	if err == nil {
-		t.Fatalf("child exited cleanly; output:\n%s", out)
-	}
-	if !strings.Contains(string(out), "panic: handler failed") {
-		t.Fatalf("child did not crash with the handler's panic; output:\n%s", out)
+	for _, eng := range engines {
+		t.Run(eng.String(), func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestPanicCrashesByDefault$")
+			cmd.Env = append(os.Environ(), "LISTENER_CRASH_CHILD="+eng.String())
+			out, err := cmd.CombinedOutput()
+			if err == nil {
+				t.Fatalf("child exited cleanly; output:\n%s", out)
+			}
+			if !strings.Contains(string(out), "panic: handler failed") {
+				t.Fatalf("child did not crash with the handler's panic; output:\n%s", out)
+			}
+		})
 	}
 }

@@ -1,17 +1,54 @@
 package listener
 
+import (
+	"fmt"
+	"sync"
+)
+
+// Engine selects how a listener moves notifications to its handler.
+type Engine int
+
+const (
+	// EngineClassic is client-go's processorListener shape, kept exactly:
+	// an unbuffered add channel, a pump goroutine with a one-notification
+	// lookahead that spills into a growing ring, and a goroutine that calls
+	// the handler. It is the default and the fidelity reference.
+	EngineClassic Engine = iota
+	// EngineDirect is fanout's engine: a mutex-guarded ring that add
+	// appends to, and one goroutine that drains it into the handler (plus
+	// Workers goroutines when Workers > 1). It has the same guarantees as
+	// EngineClassic and is the only engine with overload control.
+	EngineDirect
+)
+
+// String returns "classic" or "direct".
+func (e Engine) String() string {
+	switch e {
+	case EngineClassic:
+		return "classic"
+	case EngineDirect:
+		return "direct"
+	}
+	return fmt.Sprintf("Engine(%d)", int(e))
+}
+
 // engine moves notifications from the processor to one handler. The
 // listener owns what every engine shares (handler, sync tracking, stop and
 // shutdown channels, resync bookkeeping); an engine owns the buffering and
 // the goroutine bodies.
 //
-// Contract: add never waits for the handler, and returns once the listener's
-// stopCh is closed; pop returns once stopCh is closed, dropping what is
-// pending, and then makes run return; run calls l.deliver for each
-// notification in order and l.waitAfterCrash after a reported crash.
+// Contract: add never waits for the handler (except under OverflowBlock,
+// where it waits for room until unblock or stop), and returns once the
+// listener's stopCh is closed; start starts the engine's goroutines on wg,
+// and the engine closes l.runFinished once it will call the handler no more;
+// stop is called right after stopCh is closed and may drop what is pending;
+// unblock makes a waiting add, and every later one, return at once;
+// canBlock reports whether add can wait for room at all.
 type engine interface {
 	add(n Notification)
-	pop()
-	run()
+	start(wg *sync.WaitGroup)
+	stop()
+	unblock()
+	canBlock() bool
 	stats() Stats
 }

@@ -135,3 +135,24 @@ func isClosed(ch <-chan struct{}) bool {
 		return false
 	}
 }
+
+// engines are the engines every listener behaviour test runs against.
+var engines = []Engine{EngineClassic, EngineDirect}
+
+// eachEngine runs f in a synctest bubble once per engine, as subtests.
+func eachEngine(t *testing.T, f func(t *testing.T, eng Engine)) {
+	t.Helper()
+	for _, eng := range engines {
+		t.Run(eng.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) { f(t, eng) })
+		})
+	}
+}
+
+// byEngine picks the expectation for eng.
+func byEngine[T any](eng Engine, classic, direct T) T {
+	if eng == EngineDirect {
+		return direct
+	}
+	return classic
+}

@@ -10,14 +10,14 @@ import (
 // Removing a running listener drops what is pending; its shutdown channel
 // closes once the handler call in progress returns.
 func TestRemoveRunningListener(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	eachEngine(t, func(t *testing.T, eng Engine) {
 		p := NewProcessor(ProcessorOptions{})
 		up := newUpstream("inf")
 		g := newGate("add a false")
 		r := &recorder{before: g.wait}
 		other := &recorder{}
-		l := mustListener(t, p, r, up, Options{})
-		mustListener(t, p, other, up, Options{})
+		l := mustListener(t, p, r, up, Options{Engine: eng})
+		mustListener(t, p, other, up, Options{Engine: eng})
 		stop := runProcessor(p)
 		defer stop()
 
@@ -51,11 +51,11 @@ func TestRemoveRunningListener(t *testing.T) {
 }
 
 func TestRemoveBeforeStart(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	eachEngine(t, func(t *testing.T, eng Engine) {
 		p := NewProcessor(ProcessorOptions{})
 		up := newUpstream("inf")
 		r := &recorder{}
-		l := mustListener(t, p, r, up, Options{})
+		l := mustListener(t, p, r, up, Options{Engine: eng})
 		if err := p.RemoveListener(l); err != nil {
 			t.Fatal(err)
 		}
@@ -92,10 +92,10 @@ func TestRemoveListenerHandles(t *testing.T) {
 
 // Distribute waits for Run while listeners exist; Run then delivers.
 func TestDistributeBeforeRunWaits(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	eachEngine(t, func(t *testing.T, eng Engine) {
 		p := NewProcessor(ProcessorOptions{})
 		r := &recorder{}
-		mustListener(t, p, r, newUpstream("inf"), Options{})
+		mustListener(t, p, r, newUpstream("inf"), Options{Engine: eng})
 		returned := make(chan struct{})
 		go func() {
 			p.Distribute(NewAdd("a", false), false)
@@ -118,9 +118,9 @@ func TestDistributeBeforeRunWaits(t *testing.T) {
 // A Distribute waiting for Run returns when the processor is stopped
 // without ever having run its listeners.
 func TestDistributeWaitingReleasedByStop(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	eachEngine(t, func(t *testing.T, eng Engine) {
 		p := NewProcessor(ProcessorOptions{})
-		mustListener(t, p, &recorder{}, newUpstream("inf"), Options{})
+		mustListener(t, p, &recorder{}, newUpstream("inf"), Options{Engine: eng})
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		go p.Distribute(NewAdd("a", false), false)
@@ -133,14 +133,14 @@ func TestDistributeWaitingReleasedByStop(t *testing.T) {
 // closes every shutdown channel and leaves no goroutine behind (synctest.Test
 // fails if one is left).
 func TestStop(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	eachEngine(t, func(t *testing.T, eng Engine) {
 		p := NewProcessor(ProcessorOptions{})
 		up := newUpstream("inf")
 		g := newGate("add 0 false")
 		slow := &recorder{before: g.wait}
 		fast := &recorder{}
-		ls := mustListener(t, p, slow, up, Options{})
-		lf := mustListener(t, p, fast, up, Options{})
+		ls := mustListener(t, p, slow, up, Options{Engine: eng})
+		lf := mustListener(t, p, fast, up, Options{Engine: eng})
 		ctx, cancel := context.WithCancel(context.Background())
 		runDone := make(chan struct{})
 		go func() {

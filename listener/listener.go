@@ -44,6 +44,58 @@ type Options struct {
 	// BufferSize is the initial capacity of the pending buffer; 0 means
 	// client-go's 1024.
 	BufferSize int
+
+	// Engine selects the delivery engine; the zero value is EngineClassic.
+	// Any non-default overload option below (Overflow other than
+	// OverflowGrow, Workers > 1, RecoverPanics) selects EngineDirect
+	// whatever Engine says.
+	Engine Engine
+	// Overflow says what happens once more than MaxPending notifications
+	// wait: OverflowGrow (buffer without bound), OverflowCoalesce (merge
+	// per object key; MaxPending 0 means from the first pending one) or
+	// OverflowBlock (Add waits for room; MaxPending must be > 0).
+	Overflow OverflowPolicy
+	// MaxPending is the threshold for Overflow; 0 means none. Negative is
+	// an error.
+	MaxPending int
+	// Workers, when more than 1, calls the handler on that many goroutines;
+	// notifications with the same KeyFunc key go to the same worker, in
+	// order. Negative is an error.
+	Workers int
+	// RecoverPanics recovers a handler panic: it is logged with the handler
+	// name and object key and counted, an initial-list add still counts as
+	// finished for HasSynced, and the next notification follows at once.
+	RecoverPanics bool
+	// KeyFunc returns an object's key. Required by OverflowCoalesce and by
+	// Workers > 1; used in panic logs when set. A notification whose key
+	// fails is never merged and goes to the first worker.
+	KeyFunc func(obj any) (string, error)
+}
+
+// validate checks the overload options.
+func (o *Options) validate() error {
+	switch {
+	case o.MaxPending < 0:
+		return fmt.Errorf("listener: MaxPending must not be negative, got %d", o.MaxPending)
+	case o.Workers < 0:
+		return fmt.Errorf("listener: Workers must not be negative, got %d", o.Workers)
+	case o.Overflow < OverflowGrow || o.Overflow > OverflowBlock:
+		return fmt.Errorf("listener: unknown overflow policy %v", o.Overflow)
+	case o.Engine < EngineClassic || o.Engine > EngineDirect:
+		return fmt.Errorf("listener: unknown engine %v", o.Engine)
+	case o.Overflow == OverflowBlock && o.MaxPending == 0:
+		return errors.New("listener: MaxPending must be > 0 with OverflowBlock")
+	case o.Overflow == OverflowCoalesce && o.KeyFunc == nil:
+		return errors.New("listener: OverflowCoalesce needs a KeyFunc")
+	case o.Workers > 1 && o.KeyFunc == nil:
+		return errors.New("listener: Workers > 1 needs a KeyFunc")
+	}
+	return nil
+}
+
+// needsDirect reports whether an overload option requires EngineDirect.
+func (o *Options) needsDirect() bool {
+	return o.Overflow != OverflowGrow || o.Workers > 1 || o.RecoverPanics
 }
 
 // Listener relays notifications from a Processor to one Handler. It is also
@@ -64,10 +116,12 @@ type Listener struct {
 	syncTracker       *synctrack.SingleFileTracker
 	upstreamHasSynced synctrack.DoneChecker
 
+	keyFunc       func(obj any) (string, error) // may be nil
+	recoverPanics bool
+
 	added       atomic.Bool   // set by Processor.AddListener
 	stopCh      chan struct{} // closed by the processor: take no more notifications, drop pending ones
-	done        chan struct{} // closed when the engine's pop has returned; ends watchSynced
-	runFinished chan struct{} // closed when the engine's run has returned (or on removal before start)
+	runFinished chan struct{} // closed when the engine calls the handler no more (or on removal before start)
 
 	delivered atomic.Uint64 // handler calls made, panicked ones included
 	panics    atomic.Uint64 // handler calls that panicked
@@ -87,6 +141,9 @@ func newListener(p *Processor, handler Handler, opts Options) (*Listener, error)
 	}
 	if opts.RequestedResyncPeriod < 0 || opts.ResyncPeriod < 0 {
 		return nil, fmt.Errorf("listener: negative resync period (requested %v, effective %v)", opts.RequestedResyncPeriod, opts.ResyncPeriod)
+	}
+	if err := opts.validate(); err != nil {
+		return nil, err
 	}
 	name := opts.Name
 	if name == "" {
@@ -108,13 +165,18 @@ func newListener(p *Processor, handler Handler, opts Options) (*Listener, error)
 		owner:                 p,
 		syncTracker:           synctrack.NewSingleFileTracker(fmt.Sprintf("%s + event handler %s", opts.UpstreamHasSynced.Name(), name)),
 		upstreamHasSynced:     opts.UpstreamHasSynced,
+		keyFunc:               opts.KeyFunc,
+		recoverPanics:         opts.RecoverPanics,
 		stopCh:                make(chan struct{}),
-		done:                  make(chan struct{}),
 		runFinished:           make(chan struct{}),
 		requestedResyncPeriod: opts.RequestedResyncPeriod,
 		resyncPeriod:          opts.ResyncPeriod,
 	}
-	l.engine = newClassic(l, size)
+	if opts.Engine == EngineDirect || opts.needsDirect() {
+		l.engine = newDirect(l, size, opts)
+	} else {
+		l.engine = newClassic(l, size)
+	}
 	l.determineNextResync(p.clock.Now())
 	return l, nil
 }
@@ -154,42 +216,82 @@ func (l *Listener) Stats() Stats {
 	return s
 }
 
-// popLoop is the body of the engine's pump goroutine.
-func (l *Listener) popLoop() {
-	defer close(l.done)
-	l.engine.pop()
+// Engine returns the engine the listener runs on.
+func (l *Listener) Engine() Engine {
+	if _, ok := l.engine.(*direct); ok {
+		return EngineDirect
+	}
+	return EngineClassic
 }
 
-// runLoop is the body of the goroutine that calls the handler.
-func (l *Listener) runLoop() {
-	defer close(l.runFinished)
-	l.engine.run()
+// stop makes the listener take no more notifications and drop what is
+// pending. The processor calls it once, under its lock.
+func (l *Listener) stop() {
+	close(l.stopCh)
+	l.engine.stop()
+}
+
+// stopped reports whether stop has been called.
+func (l *Listener) stopped() bool {
+	select {
+	case <-l.stopCh:
+		return true
+	default:
+		return false
+	}
 }
 
 // watchSynced waits for the informer to sync, then tells the sync tracker;
-// it gives up when the listener stops pumping.
+// it gives up when the listener is stopped.
 func (l *Listener) watchSynced() {
 	select {
 	case <-l.upstreamHasSynced.Done():
 		l.syncTracker.UpstreamHasSynced()
-	case <-l.done:
+	case <-l.stopCh:
 	}
 }
 
+// keyOf returns obj's key for logs, or a description of why there is none.
+func (l *Listener) keyOf(obj any) string {
+	if l.keyFunc == nil {
+		return fmt.Sprintf("%T", obj)
+	}
+	k, err := l.keyFunc(obj)
+	if err != nil {
+		return fmt.Sprintf("%T (no key: %v)", obj, err)
+	}
+	return k
+}
+
 // deliver calls the handler for n; pending is the engine's current backlog.
-// A handler panic goes to utilruntime.HandleCrashWithLogger, which re-panics
-// (crashing the process) unless utilruntime.ReallyCrash is false; in that
-// case n is skipped and deliver reports crashed, and the engine waits
-// waitAfterCrash before its next delivery.
+// With RecoverPanics a panic is recovered by recoverPanic. Otherwise it goes
+// to utilruntime.HandleCrashWithLogger, which re-panics (crashing the
+// process) unless utilruntime.ReallyCrash is false; in that case n is
+// skipped and deliver reports crashed, and the engine waits waitAfterCrash
+// before its next delivery.
 func (l *Listener) deliver(n Notification, pending int64) (crashed bool) {
-	crashed = true
 	l.delivered.Add(1)
+	if l.recoverPanics {
+		defer l.recoverPanic(n)
+		l.call(n, pending)
+		return false
+	}
+	crashed = true
 	defer func() {
 		if crashed {
 			l.panics.Add(1)
 		}
 	}()
 	defer utilruntime.HandleCrashWithLogger(l.logger)
+	l.call(n, pending)
+	crashed = false
+	return crashed
+}
+
+// call calls the handler method for n, traced as client-go does when more
+// than initialBufferSize notifications are pending, and marks an initial-list
+// add finished once OnAdd has returned.
+func (l *Listener) call(n Notification, pending int64) {
 	if pending > initialBufferSize {
 		trace := utiltrace.New("processorListener handler",
 			utiltrace.Field{Key: "handler", Value: l.name},
@@ -210,8 +312,6 @@ func (l *Listener) deliver(n Notification, pending int64) (crashed bool) {
 	default:
 		utilruntime.HandleErrorWithLogger(l.logger, nil, "unrecognized notification", "kind", n.Kind)
 	}
-	crashed = false
-	return crashed
 }
 
 // waitAfterCrash pauses for crashWait on the listener's clock.

@@ -36,6 +36,12 @@ type Processor struct {
 	listeners   map[*Listener]bool // value: is the listener taking sync notifications
 
 	wg sync.WaitGroup // the listeners' goroutines
+
+	// blockMu guards the listeners that can block Distribute
+	// (OverflowBlock); it is never held while waiting for mu.
+	blockMu   sync.Mutex
+	blockers  map[*Listener]struct{}
+	unblocked bool // Unblock was called: new blockers start unblocked
 }
 
 // NewProcessor returns a processor with no listeners.
@@ -73,6 +79,7 @@ func (p *Processor) AddListener(l *Listener) (started bool, err error) {
 	if !l.added.CompareAndSwap(false, true) {
 		return false, fmt.Errorf("listener: %s was already added", l.name)
 	}
+	p.trackBlocker(l)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.listeners == nil {
@@ -80,8 +87,7 @@ func (p *Processor) AddListener(l *Listener) (started bool, err error) {
 	}
 	p.listeners[l] = true
 	if p.started {
-		p.wg.Go(l.runLoop)
-		p.wg.Go(l.popLoop)
+		l.engine.start(&p.wg)
 	}
 	return p.started, nil
 }
@@ -98,6 +104,55 @@ func (p *Processor) StartWatchSynced(l *Listener) {
 	}
 }
 
+// UnblockListener makes the listener behind handle stop waiting for room
+// under OverflowBlock: an Add waiting for room, and every later one, drops its
+// notification. A caller about to remove the listener while holding a lock
+// that Distribute also holds (the informer's delta lock) calls it first, so a
+// Distribute blocked on the listener can return. RemoveListener does it
+// itself. Handles that are not this processor's listeners are ignored.
+func (p *Processor) UnblockListener(handle any) {
+	if l, ok := handle.(*Listener); ok && l != nil && l.owner == p {
+		l.engine.unblock()
+	}
+}
+
+// Unblock is UnblockListener for every listener, including ones added
+// later: the informer calls it when it begins to stop, so that a Distribute
+// blocked by OverflowBlock cannot keep its controller from returning.
+func (p *Processor) Unblock() {
+	p.blockMu.Lock()
+	defer p.blockMu.Unlock()
+	p.unblocked = true
+	for l := range p.blockers {
+		l.engine.unblock()
+	}
+}
+
+// trackBlocker remembers l if its engine can block Distribute, so that
+// Unblock reaches it without the main lock (which a blocked Distribute
+// holds).
+func (p *Processor) trackBlocker(l *Listener) {
+	if !l.engine.canBlock() {
+		return
+	}
+	p.blockMu.Lock()
+	defer p.blockMu.Unlock()
+	if p.unblocked {
+		l.engine.unblock()
+	}
+	if p.blockers == nil {
+		p.blockers = make(map[*Listener]struct{})
+	}
+	p.blockers[l] = struct{}{}
+}
+
+// forgetBlocker undoes trackBlocker.
+func (p *Processor) forgetBlocker(l *Listener) {
+	p.blockMu.Lock()
+	defer p.blockMu.Unlock()
+	delete(p.blockers, l)
+}
+
 // RemoveListener removes the listener behind handle. Pending notifications
 // are dropped; the listener's ShutdownChan closes once its handler call in
 // progress, if any, has returned (at once if the processor is not running).
@@ -108,13 +163,18 @@ func (p *Processor) RemoveListener(handle any) error {
 	if !ok {
 		return fmt.Errorf("invalid key type %T", handle)
 	}
+	if l != nil && l.owner == p {
+		// Free a Distribute blocked on l before waiting for the lock it holds.
+		l.engine.unblock()
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if _, ok := p.listeners[l]; !ok {
 		return nil
 	}
 	delete(p.listeners, l)
-	close(l.stopCh)
+	p.forgetBlocker(l)
+	l.stop()
 	if !p.started {
 		close(l.runFinished)
 	}
@@ -145,8 +205,7 @@ func (p *Processor) Run(ctx context.Context) {
 	p.mu.Lock()
 	for l := range p.listeners {
 		p.wg.Go(l.watchSynced)
-		p.wg.Go(l.runLoop)
-		p.wg.Go(l.popLoop)
+		l.engine.start(&p.wg)
 	}
 	p.started = true
 	p.startedCond.Broadcast()
@@ -154,9 +213,12 @@ func (p *Processor) Run(ctx context.Context) {
 
 	<-ctx.Done()
 
+	// A Distribute blocked by OverflowBlock holds a read lock: free it.
+	p.Unblock()
 	p.mu.Lock()
 	for l := range p.listeners {
-		close(l.stopCh)
+		p.forgetBlocker(l)
+		l.stop()
 	}
 	p.listeners = nil
 	p.started = false

@@ -29,15 +29,15 @@ func TestDetermineResyncPeriod(t *testing.T) {
 // Sync notifications go only to listeners marked by the last ShouldResync,
 // all listeners until the first call; the marks persist between calls.
 func TestSyncNotificationsOnlyToMarkedListeners(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	eachEngine(t, func(t *testing.T, eng Engine) {
 		start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 		clk := clocktesting.NewFakeClock(start)
 		p := NewProcessor(ProcessorOptions{Clock: clk})
 		up := newUpstream("inf")
 		r10, r30, rNever := &recorder{}, &recorder{}, &recorder{}
-		mustListener(t, p, r10, up, Options{RequestedResyncPeriod: 10 * time.Second, ResyncPeriod: 10 * time.Second})
-		mustListener(t, p, r30, up, Options{RequestedResyncPeriod: 30 * time.Second, ResyncPeriod: 30 * time.Second})
-		mustListener(t, p, rNever, up, Options{})
+		mustListener(t, p, r10, up, Options{Engine: eng, RequestedResyncPeriod: 10 * time.Second, ResyncPeriod: 10 * time.Second})
+		mustListener(t, p, r30, up, Options{Engine: eng, RequestedResyncPeriod: 30 * time.Second, ResyncPeriod: 30 * time.Second})
+		mustListener(t, p, rNever, up, Options{Engine: eng})
 		stop := runProcessor(p)
 		defer stop()
 

@@ -8,12 +8,12 @@ import (
 // A registration is synced once the informer has synced and the last
 // initial-list OnAdd has returned, not before.
 func TestHasSyncedNeedsUpstreamAndLastInitialAdd(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	eachEngine(t, func(t *testing.T, eng Engine) {
 		p := NewProcessor(ProcessorOptions{})
 		up := newUpstream("inf")
 		g := newGate("add c true")
 		r := &recorder{before: g.wait}
-		l := mustListener(t, p, r, up, Options{Name: "h"})
+		l := mustListener(t, p, r, up, Options{Engine: eng, Name: "h"})
 		if got, want := l.HasSyncedChecker().Name(), "inf + event handler h"; got != want {
 			t.Fatalf("checker name = %q, want %q", got, want)
 		}
@@ -43,10 +43,10 @@ func TestHasSyncedNeedsUpstreamAndLastInitialAdd(t *testing.T) {
 }
 
 func TestHasSyncedUpstreamLast(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	eachEngine(t, func(t *testing.T, eng Engine) {
 		p := NewProcessor(ProcessorOptions{})
 		up := newUpstream("inf")
-		l := mustListener(t, p, &recorder{}, up, Options{})
+		l := mustListener(t, p, &recorder{}, up, Options{Engine: eng})
 		stop := runProcessor(p)
 		defer stop()
 		p.Distribute(NewAdd("a", true), false)
@@ -65,10 +65,10 @@ func TestHasSyncedUpstreamLast(t *testing.T) {
 // A listener added to a running processor is synced only after its replay,
 // and only once the informer starts its sync watch.
 func TestLateListenerReplay(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	eachEngine(t, func(t *testing.T, eng Engine) {
 		p := NewProcessor(ProcessorOptions{})
 		up := newUpstream("inf")
-		early := mustListener(t, p, &recorder{}, up, Options{})
+		early := mustListener(t, p, &recorder{}, up, Options{Engine: eng})
 		stop := runProcessor(p)
 		defer stop()
 		up.sync()
@@ -79,7 +79,7 @@ func TestLateListenerReplay(t *testing.T) {
 
 		g := newGate("add y true")
 		r := &recorder{before: g.wait}
-		late, err := p.NewListener(r, Options{UpstreamHasSynced: up})
+		late, err := p.NewListener(r, Options{Engine: eng, UpstreamHasSynced: up})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,13 +111,13 @@ func TestLateListenerReplay(t *testing.T) {
 
 // A late listener with nothing to replay syncs as soon as its watch starts.
 func TestLateListenerEmptyReplay(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	eachEngine(t, func(t *testing.T, eng Engine) {
 		p := NewProcessor(ProcessorOptions{})
 		up := newUpstream("inf")
 		stop := runProcessor(p)
 		defer stop()
 		up.sync()
-		l := mustListener(t, p, &recorder{}, up, Options{})
+		l := mustListener(t, p, &recorder{}, up, Options{Engine: eng})
 		p.StartWatchSynced(l)
 		synctest.Wait()
 		if !l.HasSynced() {
