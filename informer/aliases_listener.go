@@ -17,6 +17,29 @@ const (
 	OverflowBlock = listener.OverflowBlock
 )
 
+// ListenerEngine selects how handlers' listeners deliver notifications;
+// see SharedIndexInformerOptions.ListenerEngine.
+type ListenerEngine = listener.Engine
+
+// The listener engines.
+const (
+	// EngineClassic is client-go's processorListener shape (the default).
+	EngineClassic = listener.EngineClassic
+	// EngineDirect is fanout's engine, with fewer goroutines and handoffs;
+	// it is the one that implements overload control.
+	EngineDirect = listener.EngineDirect
+)
+
 // ListenerStats is a snapshot of one registration's counters, returned by
 // the Stats method of the registrations this package hands out.
 type ListenerStats = listener.Stats
+
+// StatsOf returns the counters of a registration returned by this
+// package's informers; ok is false for any other registration.
+func StatsOf(reg ResourceEventHandlerRegistration) (stats ListenerStats, ok bool) {
+	s, ok := reg.(interface{ Stats() ListenerStats })
+	if !ok {
+		return ListenerStats{}, false
+	}
+	return s.Stats(), true
+}

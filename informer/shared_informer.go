@@ -100,16 +100,26 @@ type HandlerOptions struct {
 	// The fields below are fanout's overload control; their zero values
 	// keep client-go's behaviour.
 
+	// Any non-default value selects the direct listener engine for this
+	// handler. Object keys are DeletionHandlingMetaNamespaceKeyFunc's.
+
 	// Overflow says what happens once more than MaxPending notifications
 	// wait for this handler: OverflowGrow (the default, client-go's
-	// unbounded buffer), OverflowCoalesce or OverflowBlock.
+	// unbounded buffer), OverflowCoalesce (at most one pending
+	// notification per object key past the threshold, merged by the rules
+	// of DESIGN.md section 4; MaxPending 0 coalesces from the first pending
+	// notification) or OverflowBlock (distribution, and so the informer's
+	// queue and watch, waits for room; MaxPending must be > 0; the wait is
+	// logged and ends when the handler is removed or the informer stops).
 	Overflow OverflowPolicy
 	// MaxPending is the threshold for Overflow; 0 means none. Negative is
 	// an error.
 	MaxPending int
 	// Workers, when more than 1, calls the handler on that many goroutines:
 	// notifications for one object key stay in order on one worker,
-	// different keys run concurrently. Negative is an error.
+	// different keys run concurrently. The registration is synced once
+	// every initial-list OnAdd has returned, on whichever worker. Negative
+	// is an error.
 	Workers int
 	// RecoverPanics recovers a handler panic instead of crashing the
 	// process: it is logged with the handler name and object key and
@@ -137,6 +147,12 @@ type SharedIndexInformerOptions struct {
 	// instead of fanout's default DeltaFIFO. The environment variable
 	// KUBE_FEATURE_InOrderInformers=true has the same effect.
 	InOrder bool
+	// ListenerEngine selects the engine of the handlers' listeners:
+	// EngineClassic (the zero value, client-go's shape) or EngineDirect.
+	// A handler registered with a non-default overload option (Overflow
+	// other than OverflowGrow, Workers > 1, RecoverPanics) always gets
+	// EngineDirect.
+	ListenerEngine ListenerEngine
 }
 
 // NewSharedInformer returns a SharedInformer for lw's objects, which look

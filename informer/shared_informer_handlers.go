@@ -76,6 +76,12 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 		RequestedResyncPeriod: resync,
 		ResyncPeriod:          listener.DetermineResyncPeriod(logger, resync, s.resyncCheckPeriod),
 		UpstreamHasSynced:     s.HasSyncedChecker(),
+		Engine:                s.listenerEngine,
+		Overflow:              options.Overflow,
+		MaxPending:            options.MaxPending,
+		Workers:               options.Workers,
+		RecoverPanics:         options.RecoverPanics,
+		KeyFunc:               DeletionHandlingMetaNamespaceKeyFunc,
 	})
 	if err != nil {
 		return nil, err
@@ -117,6 +123,9 @@ func isNilHandler(h ResourceEventHandler) bool {
 
 // RemoveEventHandler removes a registration; unknown ones are ignored.
 func (s *sharedIndexInformer) RemoveEventHandler(handle ResourceEventHandlerRegistration) error {
+	// A delta distribution blocked on this handler (OverflowBlock) holds
+	// blockDeltas: let it go first.
+	s.processor.UnblockListener(handle)
 	s.startedLock.Lock()
 	defer s.startedLock.Unlock()
 	s.blockDeltas.Lock()
@@ -163,7 +172,9 @@ func ShutDownEventHandler(informer SharedInformer, handle ResourceEventHandlerRe
 	return nil
 }
 
-// validateHandlerOptions rejects option values that have no meaning.
+// validateHandlerOptions rejects option values that have no meaning:
+// negative MaxPending or Workers, an unknown policy, and OverflowBlock
+// without a MaxPending (it would block on every notification).
 func validateHandlerOptions(o HandlerOptions) error {
 	switch {
 	case o.MaxPending < 0:
@@ -172,8 +183,8 @@ func validateHandlerOptions(o HandlerOptions) error {
 		return fmt.Errorf("HandlerOptions.Workers must not be negative, got %d", o.Workers)
 	case o.Overflow < OverflowGrow || o.Overflow > OverflowBlock:
 		return fmt.Errorf("HandlerOptions.Overflow: unknown policy %v", o.Overflow)
-	case o.Overflow != OverflowGrow || o.Workers > 1 || o.RecoverPanics:
-		return errors.New("HandlerOptions: Overflow, Workers and RecoverPanics are not supported yet")
+	case o.Overflow == OverflowBlock && o.MaxPending == 0:
+		return errors.New("HandlerOptions.MaxPending must be > 0 with OverflowBlock")
 	}
 	return nil
 }

@@ -34,6 +34,7 @@ type sharedIndexInformer struct {
 	identifier        InformerNameAndResource
 	metricsProvider   InformerMetricsProvider
 	inOrder           bool
+	listenerEngine    ListenerEngine
 	clock             clock.Clock
 
 	// synced is closed once the queue has delivered the initial list.
@@ -69,6 +70,7 @@ func newSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, opti
 		identifier:                      options.Identifier,
 		metricsProvider:                 options.InformerMetricsProvider,
 		inOrder:                         options.InOrder || features.Enabled(features.InOrderInformers),
+		listenerEngine:                  options.ListenerEngine,
 		clock:                           clk,
 		synced:                          make(chan struct{}),
 		resyncCheckPeriod:               options.ResyncPeriod,
@@ -104,6 +106,9 @@ func (s *sharedIndexInformer) RunWithContext(ctx context.Context) {
 	defer stopProcessor(errors.New("informer is stopping"))
 	wg.Go(func() { s.mutationDetector.Run(procCtx.Done()) })
 	wg.Go(func() { s.processor.Run(procCtx) })
+	// A handler with OverflowBlock must not keep the controller from
+	// stopping: once ctx is done, distribution stops waiting for room.
+	defer context.AfterFunc(ctx, s.processor.Unblock)()
 	wg.Go(func() {
 		select {
 		case <-s.controller.HasSyncedChecker().Done():
