@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 t=${1:-10m}
-for m in . ./contrib/clientgo; do
+for m in . ./contrib/clientgo ./contrib/prometheus; do
   ( cd "$m"
     for pkg in $(go list ./...); do
       dir=$(go list -f '{{.Dir}}' "$pkg")
