@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -60,9 +59,6 @@ func TestStalledHandlerCoalesces(t *testing.T) {
 		MaxPending: overloadMaxPending,
 	})
 	if err != nil {
-		if strings.Contains(err.Error(), "not supported yet") {
-			t.Skipf("TODO(overload): OverflowCoalesce is not implemented yet (%v); this test runs once it is", err)
-		}
 		t.Fatal(err)
 	}
 	statser, ok := reg.(interface{ Stats() informer.ListenerStats })
@@ -95,6 +91,9 @@ func TestStalledHandlerCoalesces(t *testing.T) {
 	t.Logf("while stalled: %+v", st)
 	if limit := int64(overloadMaxPending + overloadObjects + 2); st.HighWater > limit {
 		t.Errorf("high water %d pending notifications, want at most %d (MaxPending + objects)", st.HighWater, limit)
+	}
+	if st.Coalesced == 0 {
+		t.Errorf("stats %+v: no notification was coalesced", st)
 	}
 	h.unblock()
 	want := waitConverged(ctx, t, cs, selector, []*subject{s}, map[string]*recorder{"stalled": h.recorder})
