@@ -1,16 +1,56 @@
 #!/usr/bin/env bash
-# Runs the side-by-side benchmarks (fanout and client-go in the same run)
-# and prints benchstat tables. Usage: hack/bench.sh [count]
+# Side-by-side benchmarks of fanout and client-go v0.37.2 (same process,
+# same run), summarised by benchstat with one column per implementation
+# (client-go first, the other columns show their ratio to it).
+#
+# Usage: hack/bench.sh [count]
+#
+#   count            passes of the cheap benchmarks (ring, queue Add+Pop);
+#                    default 6. Each pass is a separate process and runs
+#                    every implementation, so the implementations are
+#                    interleaved in time and load spikes hit them alike.
+#   BENCH_HEAVY_COUNT passes of the scenario benchmarks (fan-out, stalled
+#                    handler, initial list; one iteration each); default 3.
+#   BENCH_OUT        directory for raw results (default: a temp dir).
+#   BENCH_CHEAP, BENCH_SCENARIOS override the -bench regexps of the two sets.
+#   FANOUT_BENCH_IMPLS comma-separated informer implementations to run
+#                    (clientgo,fanout,fanout-direct,fanout-inorder,
+#                    fanout-inorder-direct; default all).
+#
+# Load averages are printed before every pass and kept in $BENCH_OUT/load.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${1:-6}
-out=$(mktemp -d)
-go test -run='^$' -bench=. -benchmem -count="$count" ./ringbuffer/ | tee "$out/ring.txt"
-if ls contrib/clientgo/*_test.go >/dev/null 2>&1; then
-  (cd contrib/clientgo && go test -run='^$' -bench=. -benchmem -count="$count" ./...) | tee "$out/clientgo.txt"
-fi
+heavy=${BENCH_HEAVY_COUNT:-3}
+out=${BENCH_OUT:-$(mktemp -d)}
+mkdir -p "$out"
+: >"$out/cheap.txt"
+: >"$out/heavy.txt"
+: >"$out/load.txt"
+
+echo "== building test binaries into $out"
+go test -c -o "$out/ring.test" ./ringbuffer/
+(cd contrib/clientgo && go test -c -o "$out/clientgo.test" .)
+
+load() { echo "$(date -u +%FT%TZ) $1: $(uptime | sed 's/.*load average/load average/')" | tee -a "$out/load.txt"; }
+
+cheap=${BENCH_CHEAP:-'^Benchmark(Ring|DeltaFIFOAddPop|RealFIFOAddPop|RealFIFOAddPopBatch)$'}
+scenarios=${BENCH_SCENARIOS:-'^Benchmark(FanOut|StalledHandler|InitialList)$'}
+
+for i in $(seq "$count"); do
+  load "cheap pass $i/$count"
+  "$out/ring.test" -test.run='^$' -test.bench="$cheap" -test.benchmem -test.count=1 | tee -a "$out/cheap.txt"
+  (cd contrib/clientgo && "$out/clientgo.test" -test.run='^$' -test.bench="$cheap" -test.benchmem -test.count=1) | tee -a "$out/cheap.txt"
+done
+for i in $(seq "$heavy"); do
+  load "scenario pass $i/$heavy"
+  (cd contrib/clientgo && "$out/clientgo.test" -test.run='^$' -test.bench="$scenarios" -test.benchtime=1x -test.count=1 -test.timeout=30m) | tee -a "$out/heavy.txt"
+done
+load "done"
+
 cd contrib/clientgo
-for f in "$out"/*.txt; do
-  echo "== benchstat $(basename "$f")"
-  go run golang.org/x/perf/cmd/benchstat -col /impl "$f" || true
+for f in cheap heavy; do
+  echo
+  echo "== benchstat $f (raw: $out/$f.txt)"
+  go run golang.org/x/perf/cmd/benchstat -col /impl "$out/$f.txt" || true
 done
