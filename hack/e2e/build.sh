@@ -25,6 +25,19 @@ common_ldflags="-s -w"
 
 log() { echo "e2e-build: $*" >&2; }
 
+# quiet CMD...: runs CMD with its output in a log, shown only on failure
+# (go get lists every module it downloads).
+quiet() {
+	local out
+	out=$(mktemp)
+	if ! "$@" >"$out" 2>&1; then
+		cat "$out" >&2
+		rm -f "$out"
+		return 1
+	fi
+	rm -f "$out"
+}
+
 # stamp_ok NAME WANT: true when bin/NAME exists and was built with WANT.
 stamp_ok() {
 	[[ -x $bin/$1 && -f $bin/$1.stamp && "$(cat "$bin/$1.stamp")" == "$2" ]]
@@ -42,7 +55,7 @@ build_etcd() {
 	(
 		cd "$dir"
 		go mod init fanout.local/e2e/etcd >/dev/null 2>&1
-		go get "go.etcd.io/etcd/server/v3@$ETCD_VERSION" "go.etcd.io/etcd/etcdctl/v3@$ETCD_VERSION" >/dev/null
+		quiet go get "go.etcd.io/etcd/server/v3@$ETCD_VERSION" "go.etcd.io/etcd/etcdctl/v3@$ETCD_VERSION"
 		go build -ldflags "$common_ldflags" -o "$bin/etcd.tmp" go.etcd.io/etcd/server/v3
 		go build -ldflags "$common_ldflags" -o "$bin/etcdctl.tmp" go.etcd.io/etcd/etcdctl/v3
 	)
@@ -85,7 +98,7 @@ build_kube_apiserver() {
 			echo ")"
 		} >>go.mod
 		log "$(echo "$staging" | wc -l) staging modules replaced at $STAGING_VERSION"
-		go get "k8s.io/kubernetes/cmd/kube-apiserver@$KUBE_VERSION" >/dev/null
+		quiet go get "k8s.io/kubernetes/cmd/kube-apiserver@$KUBE_VERSION"
 		local minor=${KUBE_VERSION#v1.}
 		minor=${minor%%.*}
 		local vars=""
