@@ -68,7 +68,14 @@ func (s *fakeSource) Watch(options metav1.ListOptions) (watch.Interface, error) 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.watches++
-	if rv, err := strconv.Atoi(options.ResourceVersion); err == nil && rv > 0 && rv < s.expiredBelow {
+	// A reflector that only saw Added events since a list at "0" still
+	// watches from "0"; as a test source, this one treats that as old too
+	// rather than replaying synthetic adds.
+	rv, err := strconv.Atoi(options.ResourceVersion)
+	if options.ResourceVersion == "" {
+		rv, err = 0, nil
+	}
+	if err == nil && rv < s.expiredBelow {
 		return nil, apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", rv, s.expiredBelow))
 	}
 	s.w = watch.NewFakeWithChanSize(1000, false)
