@@ -184,6 +184,9 @@ state=$2
 case $cmd in
 up)
 	for b in etcd etcdctl kube-apiserver; do [[ -x $bin/$b ]] || die "$bin/$b missing: run hack/e2e/build.sh"; done
+	for tool in openssl curl ss; do
+		command -v "$tool" >/dev/null || die "$tool not found (Debian packages: openssl, curl, iproute2)"
+	done
 	mkdir -p "$state/logs"
 	state=$(cd "$state" && pwd)
 	: >"$state/env"
