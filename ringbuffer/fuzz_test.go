@@ -18,6 +18,8 @@ func FuzzRing(f *testing.F) {
 		initial := int(size % 20)
 		r := New[int](initial)
 		var model []int
+		var peak, prevPeak int
+		hadItems := false
 		for i, op := range ops {
 			switch op % 4 {
 			case 0:
@@ -55,8 +57,22 @@ func FuzzRing(f *testing.F) {
 			if floor == 0 {
 				floor = defaultSize
 			}
-			if r.Cap() > floor && r.Len() <= r.Cap()/4 {
-				t.Fatalf("op %d: Cap %d not shrunk with Len %d (floor %d)", i, r.Cap(), r.Len(), floor)
+			// The shrink rule with its hysteresis: above the floor, a
+			// ring at most a quarter full is only as large as the
+			// previous cycle's peak needed, and an empty one no larger.
+			if r.Cap() > floor && r.Len() <= r.Cap()/4 && r.prevPeak <= r.Cap()/2 {
+				t.Fatalf("op %d: Cap %d not shrunk with Len %d (floor %d, previous peak %d)", i, r.Cap(), r.Len(), floor, r.prevPeak)
+			}
+			// The model's own cycle peaks: the ring must track them.
+			if len(model) > peak {
+				peak = len(model)
+			}
+			if op%4 == 1 && len(model) == 0 && hadItems {
+				prevPeak, peak = peak, 0
+			}
+			hadItems = len(model) > 0
+			if r.prevPeak != prevPeak {
+				t.Fatalf("op %d: previous peak %d, want %d", i, r.prevPeak, prevPeak)
 			}
 			// Every slot outside the pending region must be zero.
 			for j := range r.Cap() - r.Len() {

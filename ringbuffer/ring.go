@@ -14,6 +14,12 @@ type Ring[T any] struct {
 	beg     int // index of the oldest pending item
 	n       int // number of pending items
 	minSize int // capacity below which the ring never shrinks
+
+	// Hysteresis: a cycle runs from one moment the ring is empty to the
+	// next. peak is the most items pending in the current cycle, prevPeak
+	// in the previous one. The ring does not shrink below what the
+	// previous cycle needed, so a burst that recurs finds its capacity.
+	peak, prevPeak int
 }
 
 // New returns an empty ring with room for initialSize items before it grows.
@@ -41,17 +47,29 @@ func (r *Ring[T]) WriteOne(v T) {
 	}
 	r.data[r.index(r.n)] = v
 	r.n++
+	if r.n > r.peak {
+		r.peak = r.n
+	}
 }
 
 // ReadOne removes and returns the oldest item; ok is false if the ring is
 // empty. The slot it occupied is zeroed.
 //
 // Shrink rule: after the read, if the capacity is above the floor (the size
-// given to New, or 16 for a zero value) and at most a quarter of it is in
-// use, the capacity is halved, never below the floor. Halving at a quarter
-// (not at a half) leaves the ring half full at most, so alternating writes
-// and reads at a boundary cannot make it resize on every call, and the copy
-// cost stays amortized O(1) per item.
+// given to New, or 16 for a zero value), at most a quarter of it is in use,
+// and half of it would have held the previous cycle's peak, the capacity is
+// halved, never below the floor. A cycle runs from one moment the ring is
+// empty to the next; when a read empties the ring, its peak becomes the
+// previous peak and the (now empty) ring shrinks at once as far as that rule
+// allows.
+//
+// Halving at a quarter (not at a half) leaves the ring half full at most, so
+// alternating writes and reads at a boundary cannot make it resize on every
+// call, and the copy cost stays amortized O(1) per item. The previous-peak
+// condition is the hysteresis: a burst drains back to the floor the first
+// time, but a ring whose previous cycle needed the capacity keeps it, so
+// bursts of a similar size that recur reuse it instead of growing and
+// shrinking each time; the first cycle with a smaller peak gives it back.
 func (r *Ring[T]) ReadOne() (v T, ok bool) {
 	if r.n == 0 {
 		return v, false
@@ -64,10 +82,28 @@ func (r *Ring[T]) ReadOne() (v T, ok bool) {
 		r.beg = 0
 	}
 	r.n--
-	if floor := r.floor(); len(r.data) > floor && r.n <= len(r.data)/4 {
-		r.resize(max(len(r.data)/2, floor))
+	if r.n == 0 {
+		r.prevPeak, r.peak = r.peak, 0
+		r.beg = 0
+		if size := r.shrunkSize(); size != len(r.data) {
+			r.data = make([]T, size)
+		}
+		return v, true
+	}
+	if r.n <= len(r.data)/4 && r.prevPeak <= len(r.data)/2 && len(r.data) > r.floor() {
+		r.resize(max(len(r.data)/2, r.floor()))
 	}
 	return v, true
+}
+
+// shrunkSize is the capacity an empty ring shrinks to: halved while above
+// the floor and while the half would have held the previous cycle's peak.
+func (r *Ring[T]) shrunkSize() int {
+	size, floor := len(r.data), r.floor()
+	for size > floor && r.prevPeak <= size/2 {
+		size = max(size/2, floor)
+	}
+	return size
 }
 
 // Peek returns the oldest item without removing it; ok is false if the ring

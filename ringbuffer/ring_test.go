@@ -188,3 +188,43 @@ func TestUnreadSlotPins(t *testing.T) {
 	}
 	runtime.KeepAlive(r)
 }
+
+// TestRecurringBurstKeepsCapacity checks the hysteresis: the first burst
+// drains back to the floor, a second one of the same size keeps the
+// capacity it grew to, and the first smaller cycle gives it back.
+func TestRecurringBurstKeepsCapacity(t *testing.T) {
+	r := New[int](4)
+	burst := func(n int) (grown, drained int) {
+		for i := range n {
+			r.WriteOne(i)
+		}
+		grown = r.Cap()
+		for range n {
+			r.ReadOne()
+		}
+		return grown, r.Cap()
+	}
+	var got [][2]int
+	for _, n := range []int{50, 50, 50, 3, 50} {
+		g, d := burst(n)
+		got = append(got, [2]int{g, d})
+	}
+	want := [][2]int{{64, 4}, {64, 64}, {64, 64}, {64, 4}, {64, 4}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("(grown, drained) capacities per burst = %v, want %v", got, want)
+	}
+	// Mid-drain of a recurring burst the capacity stays: 40 reads leave
+	// 10 <= 64/4 pending, but the previous peak 50 needs more than 32.
+	for i := range 50 {
+		r.WriteOne(i)
+	}
+	for range 40 {
+		r.ReadOne()
+	}
+	if r.Cap() != 64 || r.Len() != 10 {
+		t.Fatalf("Cap,Len mid-drain = %d,%d, want 64,10", r.Cap(), r.Len())
+	}
+	if v, _ := r.Peek(); v != 40 {
+		t.Fatalf("Peek() = %d, want 40", v)
+	}
+}
