@@ -38,12 +38,30 @@ func (f *DeltaFIFO) Pop(process PopProcessFunc) (interface{}, error) {
 	item := f.items[key]
 	delete(f.items, key)
 	if depth > 10 {
-		trace := utiltrace.New("DeltaFIFO Pop Process",
-			utiltrace.Field{Key: "ID", Value: key},
-			utiltrace.Field{Key: "Depth", Value: depth},
-			utiltrace.Field{Key: "Reason", Value: "slow event handlers blocking the queue"})
-		defer trace.LogIfLong(100 * time.Millisecond)
+		defer traceSlowPop(time.Now(), key, depth)
 	}
 	// The caller owns item from here on; nothing else refers to it.
 	return item, process(item, initial)
+}
+
+// slowProcessThreshold is how long a process call with more than 10 keys
+// waiting behind it may take before it is logged.
+const slowProcessThreshold = 100 * time.Millisecond
+
+// traceSlowPop logs the "DeltaFIFO Pop Process" trace of a process call
+// that began at start for key, with depth keys waiting, if it took
+// slowProcessThreshold or more. The trace is built only then, so that a
+// fast call allocates nothing for it.
+func traceSlowPop(start time.Time, key string, depth int) {
+	took := time.Since(start)
+	if took < slowProcessThreshold {
+		return
+	}
+	trace := utiltrace.New("DeltaFIFO Pop Process",
+		utiltrace.Field{Key: "ID", Value: key},
+		utiltrace.Field{Key: "Depth", Value: depth},
+		utiltrace.Field{Key: "Reason", Value: "slow event handlers blocking the queue"},
+		utiltrace.Field{Key: "Started", Value: start})
+	trace.Step("process returned", utiltrace.Field{Key: "Took", Value: took})
+	trace.Log()
 }

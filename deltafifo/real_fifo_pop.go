@@ -30,9 +30,7 @@ func (f *RealFIFO) Pop(process PopProcessFunc) (interface{}, error) {
 	defer f.sync.delivered(1)
 
 	if depth := len(f.items); depth > 10 {
-		id, _ := f.keyOf(item)
-		trace := f.newTrace("RealFIFO Pop Process", id, depth)
-		defer trace.LogIfLong(100 * time.Millisecond)
+		defer f.traceSlow("RealFIFO Pop Process", time.Now(), item, depth, 0)
 	}
 	f.metrics.QueuedItems.Set(float64(len(f.items)))
 
@@ -67,9 +65,7 @@ func (f *RealFIFO) PopBatch(processBatch ProcessBatchFunc, processSingle PopProc
 	defer f.sync.delivered(n)
 
 	if depth := len(f.items); depth > 10 {
-		id, _ := f.keyOf(batch[0])
-		trace := f.newTrace("RealFIFO PopBatch Process", id, depth, utiltrace.Field{Key: "BatchSize", Value: n})
-		defer trace.LogIfLong(min(100*time.Millisecond*time.Duration(n), time.Second))
+		defer f.traceSlow("RealFIFO PopBatch Process", time.Now(), batch[0], depth, n)
 	}
 	f.metrics.QueuedItems.Set(float64(len(f.items)))
 
@@ -139,6 +135,30 @@ func (f *RealFIFO) processLocked(process func() error) error {
 	err := process()
 	f.metrics.ProcessingLatency.Observe(time.Since(start).Seconds())
 	return err
+}
+
+// traceSlow logs the trace called name of a process call that began at
+// start, for first (and, if n > 0, the rest of a batch of n deltas), with
+// depth deltas waiting, if it took 100ms or more (per delta of a batch, at
+// most one second). The trace, and the key of first, are built only then,
+// so that a fast call allocates nothing for them.
+func (f *RealFIFO) traceSlow(name string, start time.Time, first Delta, depth, n int) {
+	took := time.Since(start)
+	limit := 100 * time.Millisecond
+	if n > 0 {
+		limit = min(limit*time.Duration(n), time.Second)
+	}
+	if took < limit {
+		return
+	}
+	id, _ := f.keyOf(first)
+	fields := []utiltrace.Field{{Key: "Started", Value: start}}
+	if n > 0 {
+		fields = append(fields, utiltrace.Field{Key: "BatchSize", Value: n})
+	}
+	trace := f.newTrace(name, id, depth, fields...)
+	trace.Step("process returned", utiltrace.Field{Key: "Took", Value: took})
+	trace.Log()
 }
 
 // newTrace starts a trace of a slow process call, naming the queue's
