@@ -115,6 +115,26 @@ func (r *Ring[T]) Peek() (v T, ok bool) {
 	return r.data[r.beg], true
 }
 
+// Front returns a pointer to the oldest item's slot, or nil if the ring is
+// empty. It is valid until the next WriteOne or ReadOne, and lets the caller
+// change the oldest item in place.
+func (r *Ring[T]) Front() *T {
+	if r.n == 0 {
+		return nil
+	}
+	return &r.data[r.beg]
+}
+
+// Back returns a pointer to the newest item's slot, or nil if the ring is
+// empty. It is valid until the next WriteOne or ReadOne, and lets the caller
+// change the newest item in place.
+func (r *Ring[T]) Back() *T {
+	if r.n == 0 {
+		return nil
+	}
+	return &r.data[r.index(r.n-1)]
+}
+
 // All returns an iterator over the pending items, oldest first. The ring
 // must not be modified while the iteration runs.
 func (r *Ring[T]) All() iter.Seq[T] {

@@ -228,3 +228,26 @@ func TestRecurringBurstKeepsCapacity(t *testing.T) {
 		t.Fatalf("Peek() = %d, want 40", v)
 	}
 }
+
+// TestFrontBackInPlace checks that Front and Back address the oldest and
+// newest items, across a wrap, and that writes through them are seen.
+func TestFrontBackInPlace(t *testing.T) {
+	r := New[int](4)
+	if r.Front() != nil || r.Back() != nil {
+		t.Fatal("Front/Back of an empty ring are not nil")
+	}
+	for i := range 4 {
+		r.WriteOne(i)
+	}
+	r.ReadOne()
+	r.ReadOne()
+	r.WriteOne(4) // wraps to slot 0
+	if *r.Front() != 2 || *r.Back() != 4 {
+		t.Fatalf("Front,Back = %d,%d, want 2,4", *r.Front(), *r.Back())
+	}
+	*r.Front() = 20
+	*r.Back() = 40
+	if got := slices.Collect(r.All()); !slices.Equal(got, []int{20, 3, 40}) {
+		t.Fatalf("All() = %v, want [20 3 40]", got)
+	}
+}
