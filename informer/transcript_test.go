@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -32,8 +33,17 @@ var updateTranscripts = flag.Bool("update-transcripts", false, "rewrite the expe
 // comment):
 //
 //	add NAME [LABEL] | modify NAME [LABEL] | delete NAME   change the source
-//	handler H [resync=DURATION]   register a recording handler H
+//	handler H [OPTION...]         register a recording handler H; options:
+//	                              resync=DURATION, overflow=grow|coalesce|block,
+//	                              max=N, workers=N, recover, name=NAME
 //	remove H                      RemoveEventHandler(H)
+//	stall H                       H's next call blocks (once it is recorded)
+//	release H                     unblock H's stalled call; later calls run
+//	panic-on H NAME               H panics in every call for object NAME
+//	                              (recorded with " (panic)")
+//	stats H [FIELD...]            print H's registration Stats(), all fields or
+//	                              the ones named (pending highwater delivered
+//	                              coalesced panics oldest)
 //	informer-resync DURATION      the informer's default resync (before run)
 //	run                           start the informer
 //	wait                          let everything settle (synctest.Wait)
@@ -57,9 +67,17 @@ func TestTranscripts(t *testing.T) {
 			script, outputs := readTranscript(t, file)
 			got := map[string]string{}
 			for _, mode := range []string{"deltafifo", "realfifo"} {
-				synctest.Test(t, func(t *testing.T) {
-					got[mode] = runTranscript(t, script, mode == "realfifo")
-				})
+				for _, eng := range []ListenerEngine{EngineClassic, EngineDirect} {
+					var out string
+					synctest.Test(t, func(t *testing.T) {
+						out = runTranscript(t, script, mode == "realfifo", eng)
+					})
+					if eng == EngineClassic {
+						got[mode] = out
+					} else {
+						require.Equal(t, got[mode], out, "%s: mode %s: direct engine differs from classic", file, mode)
+					}
+				}
 			}
 			if *updateTranscripts {
 				writeTranscript(t, file, script, got)
@@ -124,10 +142,10 @@ func writeTranscript(t *testing.T, file string, script []string, got map[string]
 }
 
 // runTranscript runs script in the current bubble and returns its output.
-func runTranscript(t *testing.T, script []string, inOrder bool) string {
+func runTranscript(t *testing.T, script []string, inOrder bool, eng ListenerEngine) string {
 	src := fakelw.New(&corev1.Pod{})
 	var inf SharedIndexInformer
-	opts := SharedIndexInformerOptions{InOrder: inOrder}
+	opts := SharedIndexInformerOptions{InOrder: inOrder, ListenerEngine: eng}
 	informer := func() SharedIndexInformer {
 		if inf == nil {
 			inf = NewSharedIndexInformerWithOptions(src, &corev1.Pod{}, opts)
@@ -135,11 +153,14 @@ func runTranscript(t *testing.T, script []string, inOrder bool) string {
 		return inf
 	}
 	var order []string
-	recs := map[string]*siRecorder{}
+	recs := map[string]*trRecorder{}
 	regs := map[string]ResourceEventHandlerRegistration{}
 	var notes []string
 	var stop func()
 	defer func() {
+		for _, r := range recs {
+			r.setStall(false) // a stalled handler would keep Run from returning
+		}
 		if stop != nil {
 			stop()
 		}
@@ -173,14 +194,27 @@ func runTranscript(t *testing.T, script []string, inOrder bool) string {
 			require.Nil(t, inf, "line %d: informer-resync must come before the informer is used", n+1)
 			opts.ResyncPeriod = dur(arg(1))
 		case "handler":
-			rec := &siRecorder{}
-			var ho HandlerOptions
+			rec := &trRecorder{}
+			ho := HandlerOptions{Name: arg(1)}
 			for _, kv := range f[2:] {
 				k, v, _ := strings.Cut(kv, "=")
 				switch k {
 				case "resync":
 					d := dur(v)
 					ho.ResyncPeriod = &d
+				case "overflow":
+					ho.Overflow = map[string]OverflowPolicy{"grow": OverflowGrow, "coalesce": OverflowCoalesce, "block": OverflowBlock}[v]
+				case "max":
+					_, err := fmt.Sscan(v, &ho.MaxPending)
+					require.NoError(t, err, "line %d", n+1)
+				case "workers":
+					_, err := fmt.Sscan(v, &ho.Workers)
+					require.NoError(t, err, "line %d", n+1)
+					rec.byKey = ho.Workers > 1
+				case "recover":
+					ho.RecoverPanics = true
+				case "name":
+					ho.Name = v
 				default:
 					t.Fatalf("line %d: unknown handler option %q", n+1, k)
 				}
@@ -191,6 +225,16 @@ func runTranscript(t *testing.T, script []string, inOrder bool) string {
 			recs[arg(1)], regs[arg(1)] = rec, reg
 		case "remove":
 			require.NoError(t, informer().RemoveEventHandler(regs[arg(1)]))
+		case "stall":
+			recs[arg(1)].setStall(true)
+		case "release":
+			recs[arg(1)].setStall(false)
+		case "panic-on":
+			recs[arg(1)].panicOn(arg(2))
+		case "stats":
+			st, ok := StatsOf(regs[arg(1)])
+			require.True(t, ok, "line %d: registration has no Stats", n+1)
+			notes = append(notes, formatStats(arg(1), st, f[2:]))
 		case "run":
 			stop = siRun(t, informer())
 		case "wait":
@@ -255,4 +299,24 @@ func labelArgs(l string) []string {
 		return nil
 	}
 	return []string{l}
+}
+
+// formatStats renders a "stats" line with the named fields, or all of them.
+func formatStats(h string, st ListenerStats, fields []string) string {
+	all := []struct{ name, value string }{
+		{"pending", fmt.Sprint(st.Pending)},
+		{"highwater", fmt.Sprint(st.HighWater)},
+		{"delivered", fmt.Sprint(st.Delivered)},
+		{"coalesced", fmt.Sprint(st.Coalesced)},
+		{"panics", fmt.Sprint(st.Panics)},
+		{"oldest", st.OldestPendingAge.String()},
+	}
+	b := strings.Builder{}
+	b.WriteString("stats " + h + ":")
+	for _, f := range all {
+		if len(fields) == 0 || slices.Contains(fields, f.name) {
+			b.WriteString(" " + f.name + "=" + f.value)
+		}
+	}
+	return b.String()
 }

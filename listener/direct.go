@@ -70,15 +70,21 @@ func (d *direct) add(n Notification) {
 	}
 	res := d.q.push(n, d.now())
 	d.coalesced += uint64(res.coalesced)
-	if p := int64(d.q.len()); p > d.highWater {
+	p := int64(d.q.len())
+	if p > d.highWater {
 		d.highWater = p
 	}
+	ev := d.l.notePending(p)
 	logKeyErr := res.keyErr != nil && !d.keyErrLog
 	if logKeyErr {
 		d.keyErrLog = true
 	}
 	d.mu.Unlock()
 
+	d.l.pendingChanged(p, ev)
+	if res.coalesced > 0 && d.l.metrics != nil {
+		d.l.metrics.coalesced.Add(float64(res.coalesced))
+	}
 	for range res.finishedInitial {
 		d.l.syncTracker.Finished()
 	}
@@ -158,7 +164,14 @@ func (d *direct) next() (n Notification, pending int64, ok bool) {
 				close(d.room)
 				d.room = nil
 			}
+			ev := d.l.notePending(pending)
+			var age time.Duration
+			if d.l.metrics != nil {
+				age, _ = d.oldestAgeLocked()
+			}
 			d.mu.Unlock()
+			d.l.pendingChanged(pending, ev)
+			d.l.setOldestAge(age)
 			return n, pending, true
 		}
 		d.mu.Unlock()
@@ -170,8 +183,9 @@ func (d *direct) next() (n Notification, pending int64, ok bool) {
 }
 
 func (d *direct) start(wg *sync.WaitGroup) {
+	d.l.running.Store(true)
 	wg.Go(func() {
-		defer close(d.l.runFinished)
+		defer d.l.finished()
 		if d.workers > 1 {
 			d.runWorkers()
 		} else {
@@ -220,8 +234,21 @@ func (d *direct) stats() Stats {
 		Spilled:   d.spilled,
 		Coalesced: d.coalesced,
 	}
-	if at, ok := d.q.oldest(); ok {
-		s.OldestPendingAge = time.Duration(d.now() - at)
-	}
+	s.OldestPendingAge, _ = d.oldestAgeLocked()
 	return s
+}
+
+func (d *direct) oldestAge() (time.Duration, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.oldestAgeLocked()
+}
+
+// oldestAgeLocked is oldestAge with d.mu held.
+func (d *direct) oldestAgeLocked() (time.Duration, bool) {
+	at, ok := d.q.oldest()
+	if !ok {
+		return 0, false
+	}
+	return time.Duration(d.now() - at), true
 }

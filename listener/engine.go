@@ -3,6 +3,7 @@ package listener
 import (
 	"fmt"
 	"sync"
+	"time"
 )
 
 // Engine selects how a listener moves notifications to its handler.
@@ -43,7 +44,9 @@ func (e Engine) String() string {
 // and the engine closes l.runFinished once it will call the handler no more;
 // stop is called right after stopCh is closed and may drop what is pending;
 // unblock makes a waiting add, and every later one, return at once;
-// canBlock reports whether add can wait for room at all.
+// canBlock reports whether add can wait for room at all. Every engine
+// reports each change of its pending count through Listener.notePending and
+// Listener.pendingChanged, and closes runFinished through Listener.finished.
 type engine interface {
 	add(n Notification)
 	start(wg *sync.WaitGroup)
@@ -51,4 +54,8 @@ type engine interface {
 	unblock()
 	canBlock() bool
 	stats() Stats
+	// oldestAge returns how long the oldest pending notification has
+	// waited; ok is false when nothing is pending or the engine does not
+	// measure it.
+	oldestAge() (age time.Duration, ok bool)
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/clock"
 	utiltrace "k8s.io/utils/trace"
 
+	"github.com/kfanout/fanout/internal/informermetrics"
 	"github.com/kfanout/fanout/internal/synctrack"
 )
 
@@ -70,6 +71,23 @@ type Options struct {
 	// Workers > 1; used in panic logs when set. A notification whose key
 	// fails is never merged and goes to the first worker.
 	KeyFunc func(obj any) (string, error)
+
+	// Metrics receives the listener's per-handler metrics, labelled with
+	// MetricsInformer and the listener's name. Nil or the no-op provider
+	// means none, at no cost on the delivery path.
+	Metrics informermetrics.ListenerMetricsProvider
+	// MetricsInformer is the informer name in the metrics' ListenerID.
+	MetricsInformer string
+	// BacklogWarnThresholds are the pending counts at which the listener
+	// logs that its handler is falling behind (once per crossing, and once
+	// when the backlog drops below the lowest again; each at most once per
+	// 10 s). Empty means DefaultBacklogWarnThresholds; a negative value
+	// turns the messages off; 0 is an error.
+	BacklogWarnThresholds []int
+	// SlowHandlerThreshold is how long one handler call may take before
+	// the listener logs it (at most once per 10 s, counting the ones left
+	// out). 0 means DefaultSlowHandlerThreshold; negative turns it off.
+	SlowHandlerThreshold time.Duration
 }
 
 // validate checks the overload options.
@@ -119,7 +137,13 @@ type Listener struct {
 	keyFunc       func(obj any) (string, error) // may be nil
 	recoverPanics bool
 
+	metrics       *metrics      // nil without a provider
+	backlog       backlogWatch  // serialised by the engine
+	slowThreshold time.Duration // 0: off
+	slow          slowLog
+
 	added       atomic.Bool   // set by Processor.AddListener
+	running     atomic.Bool   // the engine's goroutines were started
 	stopCh      chan struct{} // closed by the processor: take no more notifications, drop pending ones
 	runFinished chan struct{} // closed when the engine calls the handler no more (or on removal before start)
 
@@ -143,6 +167,10 @@ func newListener(p *Processor, handler Handler, opts Options) (*Listener, error)
 		return nil, fmt.Errorf("listener: negative resync period (requested %v, effective %v)", opts.RequestedResyncPeriod, opts.ResyncPeriod)
 	}
 	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	th, err := backlogThresholds(opts.BacklogWarnThresholds)
+	if err != nil {
 		return nil, err
 	}
 	name := opts.Name
@@ -171,7 +199,16 @@ func newListener(p *Processor, handler Handler, opts Options) (*Listener, error)
 		runFinished:           make(chan struct{}),
 		requestedResyncPeriod: opts.RequestedResyncPeriod,
 		resyncPeriod:          opts.ResyncPeriod,
+		backlog:               newBacklogWatch(th),
+		slowThreshold:         opts.SlowHandlerThreshold,
 	}
+	switch {
+	case l.slowThreshold == 0:
+		l.slowThreshold = DefaultSlowHandlerThreshold
+	case l.slowThreshold < 0:
+		l.slowThreshold = 0
+	}
+	l.metrics = newMetrics(opts.Metrics, informermetrics.ListenerID{Informer: opts.MetricsInformer, Handler: name})
 	if opts.Engine == EngineDirect || opts.needsDirect() {
 		l.engine = newDirect(l, size, opts)
 	} else {
@@ -229,6 +266,56 @@ func (l *Listener) Engine() Engine {
 func (l *Listener) stop() {
 	close(l.stopCh)
 	l.engine.stop()
+	if !l.running.Load() {
+		l.releaseMetrics()
+	}
+}
+
+// finished is deferred by the engine's goroutine that calls the handler:
+// the handler will be called no more, so the metrics are released and
+// ShutdownChan closes.
+func (l *Listener) finished() {
+	l.releaseMetrics()
+	close(l.runFinished)
+}
+
+// releaseMetrics releases the metrics, once.
+func (l *Listener) releaseMetrics() {
+	if l.metrics != nil {
+		l.metrics.release()
+	}
+}
+
+// notePending is called by the engine wherever its pending count changes,
+// serialised with every other change (the classic pump; the direct
+// engine's lock held). It returns the backlog message to log, which the
+// engine passes to pendingChanged once it has let go of its lock.
+func (l *Listener) notePending(p int64) backlogEvent {
+	if l.metrics != nil {
+		l.metrics.notePending(p)
+	}
+	return l.backlog.observe(p, l.clock.Now)
+}
+
+// pendingChanged publishes the pending gauges and logs ev; the engine calls
+// it after notePending, outside its lock.
+func (l *Listener) pendingChanged(p int64, ev backlogEvent) {
+	if m := l.metrics; m != nil {
+		m.publish()
+		if p > 0 {
+			m.armAge(l)
+		}
+	}
+	if ev.kind != 0 {
+		l.logBacklog(ev)
+	}
+}
+
+// setOldestAge sets the oldest-pending-age gauge, if there is one.
+func (l *Listener) setOldestAge(age time.Duration) {
+	if l.metrics != nil {
+		l.metrics.oldestAge.Set(age.Seconds())
+	}
 }
 
 // stopped reports whether stop has been called.
@@ -271,6 +358,9 @@ func (l *Listener) keyOf(obj any) string {
 // before its next delivery.
 func (l *Listener) deliver(n Notification, pending int64) (crashed bool) {
 	l.delivered.Add(1)
+	if l.metrics != nil {
+		l.metrics.delivered.Inc()
+	}
 	if l.recoverPanics {
 		defer l.recoverPanic(n)
 		l.call(n, pending)
@@ -279,7 +369,7 @@ func (l *Listener) deliver(n Notification, pending int64) (crashed bool) {
 	crashed = true
 	defer func() {
 		if crashed {
-			l.panics.Add(1)
+			l.countPanic()
 		}
 	}()
 	defer utilruntime.HandleCrashWithLogger(l.logger)
@@ -299,18 +389,47 @@ func (l *Listener) call(n Notification, pending int64) {
 		)
 		defer trace.LogIfLong(100 * time.Millisecond)
 	}
+	timed := l.metrics != nil || l.slowThreshold > 0
+	var start time.Time
+	if timed {
+		start = l.clock.Now()
+	}
 	switch n.Kind {
 	case Add:
 		l.handler.OnAdd(n.Obj, n.IsInInitialList)
-		if n.IsInInitialList {
-			l.syncTracker.Finished()
-		}
 	case Update:
 		l.handler.OnUpdate(n.OldObj, n.Obj)
 	case Delete:
 		l.handler.OnDelete(n.Obj)
 	default:
 		utilruntime.HandleErrorWithLogger(l.logger, nil, "unrecognized notification", "kind", n.Kind)
+		return
+	}
+	if timed {
+		l.observeCall(n, l.clock.Since(start))
+	}
+	if n.initialListAdd() {
+		l.syncTracker.Finished()
+	}
+}
+
+// observeCall records one handler call that returned after d: the duration
+// histogram, and the slow-call message when d reaches the threshold.
+// Calls that panic are not observed.
+func (l *Listener) observeCall(n Notification, d time.Duration) {
+	if l.metrics != nil {
+		l.metrics.duration.Observe(d.Seconds())
+	}
+	if l.slowThreshold > 0 && d >= l.slowThreshold {
+		l.slowCall(n, d)
+	}
+}
+
+// countPanic counts a handler call that panicked.
+func (l *Listener) countPanic() {
+	l.panics.Add(1)
+	if l.metrics != nil {
+		l.metrics.panics.Inc()
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -34,6 +35,7 @@ type Processor struct {
 	startedCond *sync.Cond
 	started     bool               // Run has started the listeners and not yet stopped them
 	listeners   map[*Listener]bool // value: is the listener taking sync notifications
+	ordered     []*Listener        // the listeners in the order they were added
 
 	wg sync.WaitGroup // the listeners' goroutines
 
@@ -86,6 +88,7 @@ func (p *Processor) AddListener(l *Listener) (started bool, err error) {
 		p.listeners = make(map[*Listener]bool)
 	}
 	p.listeners[l] = true
+	p.ordered = append(p.ordered, l)
 	if p.started {
 		l.engine.start(&p.wg)
 	}
@@ -173,6 +176,7 @@ func (p *Processor) RemoveListener(handle any) error {
 		return nil
 	}
 	delete(p.listeners, l)
+	p.ordered = slices.DeleteFunc(p.ordered, func(m *Listener) bool { return m == l })
 	p.forgetBlocker(l)
 	l.stop()
 	if !p.started {
@@ -181,8 +185,9 @@ func (p *Processor) RemoveListener(handle any) error {
 	return nil
 }
 
-// Distribute hands n to every listener, or, if sync is true, only to the
-// listeners marked by the last ShouldResync (all of them until then). While
+// Distribute hands n to every listener, in the order they were added, or, if
+// sync is true, only to the listeners marked by the last ShouldResync (all of
+// them until then). While
 // the processor has listeners but is not running, Distribute waits for Run.
 // It never waits for a handler, only for each listener to take n.
 func (p *Processor) Distribute(n Notification, sync bool) {
@@ -191,8 +196,8 @@ func (p *Processor) Distribute(n Notification, sync bool) {
 	for !p.started && len(p.listeners) > 0 {
 		p.startedCond.Wait()
 	}
-	for l, syncing := range p.listeners {
-		if !sync || syncing {
+	for _, l := range p.ordered {
+		if !sync || p.listeners[l] {
 			l.engine.add(n)
 		}
 	}
@@ -221,6 +226,7 @@ func (p *Processor) Run(ctx context.Context) {
 		l.stop()
 	}
 	p.listeners = nil
+	p.ordered = nil
 	p.started = false
 	p.startedCond.Broadcast()
 	p.mu.Unlock()

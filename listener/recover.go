@@ -15,7 +15,7 @@ func (l *Listener) recoverPanic(n Notification) {
 	if r == nil {
 		return
 	}
-	l.panics.Add(1)
+	l.countPanic()
 	if n.initialListAdd() {
 		l.syncTracker.Finished()
 	}

@@ -4,10 +4,16 @@ import "time"
 
 // Stats is a snapshot of one listener's counters.
 type Stats struct {
-	// Pending is the number of notifications waiting in the buffer, not
-	// counting the one being handed to the handler (client-go's
-	// pendingNotificationsLength). The classic engine also leaves out the
-	// one notification its pump holds in hand.
+	// Pending is the number of notifications the listener has taken (Add
+	// returned) that the handler has not yet been called with: a
+	// notification stops being pending when it is handed to the goroutine
+	// that calls the handler. So the first notification waiting behind a
+	// busy handler counts at once, and the one being handled does not. The
+	// classic engine counts the notification its pump holds in hand as well
+	// as its ring (client-go's pendingNotificationsLength is the ring
+	// alone). With Workers > 1, notifications already handed to a worker's
+	// small buffer (at most 4 per worker) are not counted. The pending
+	// gauge of Options.Metrics has exactly this value.
 	Pending int64
 	// HighWater is the largest Pending seen.
 	HighWater int64
@@ -23,8 +29,9 @@ type Stats struct {
 	// handed to the listener is eventually Delivered, Pending or Coalesced.
 	Coalesced uint64
 	// OldestPendingAge is how long the oldest pending notification has been
-	// waiting, on the listener's clock; 0 when nothing is pending. Only the
-	// direct engine measures it (the classic engine reports 0).
+	// waiting, on the listener's clock; 0 when nothing is pending. The
+	// classic engine measures it only when Options.Metrics is set (it
+	// costs a clock read per notification) and reports 0 otherwise.
 	OldestPendingAge time.Duration
 	// Panics counts handler calls that panicked (recovered by RecoverPanics,
 	// or observed when utilruntime.ReallyCrash is false).
