@@ -45,7 +45,7 @@ fmt:
 .PHONY: e2e demo-cluster
 
 ## e2e: builds etcd and kube-apiserver from the Go module proxy (cached in
-## .cache/e2e; ~20 min cold, ~1 min with the Go build cache), starts them on
+## .cache/e2e; 12-18 min cold, ~40 s with the Go build cache), starts them on
 ## 127.0.0.1, runs the ./e2e suite and stops them, also on failure.
 ## E2E_ARGS go to `go test` (for example E2E_ARGS='-run Restart').
 e2e:

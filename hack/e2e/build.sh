@@ -71,7 +71,7 @@ build_kube_apiserver() {
 	fi
 	local dir=$cache/src/kube-apiserver
 	rm -rf "$dir" && mkdir -p "$dir"
-	log "building kube-apiserver $KUBE_VERSION (a cold build takes ~20 min on 2 cores)"
+	log "building kube-apiserver $KUBE_VERSION (cold: 12-18 min on 2 cores)"
 	(
 		cd "$dir"
 		go mod init fanout.local/e2e/kube-apiserver >/dev/null 2>&1
