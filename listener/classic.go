@@ -171,7 +171,7 @@ func (c *classic) run() {
 		if crashed {
 			c.l.waitAfterCrash()
 		}
-		crashed = c.l.deliver(n, c.pending.Load())
+		crashed = c.l.deliver(n, c.pending.Load(), true)
 	}
 }
 

@@ -27,6 +27,7 @@ type direct struct {
 	mu        sync.Mutex
 	q         queue
 	active    bool          // the run goroutine took a notification and has not found the queue empty since
+	sleeping  bool          // the run goroutine found the queue empty and waits for wake
 	room      chan struct{} // non-nil while adds wait for room; closed when room frees
 	lastLog   time.Time     // last "waiting for room" log
 	keyErrLog bool          // a key error was logged
@@ -79,6 +80,8 @@ func (d *direct) add(n Notification) {
 	if logKeyErr {
 		d.keyErrLog = true
 	}
+	wake := d.sleeping
+	d.sleeping = false
 	d.mu.Unlock()
 
 	d.l.pendingChanged(p, ev)
@@ -91,9 +94,11 @@ func (d *direct) add(n Notification) {
 	if logKeyErr {
 		d.l.logger.Error(res.keyErr, "Cannot key a notification; it is queued without coalescing (logged once per handler)", "handler", d.l.name)
 	}
-	select {
-	case d.wake <- struct{}{}:
-	default:
+	if wake {
+		select {
+		case d.wake <- struct{}{}:
+		default:
+		}
 	}
 }
 
@@ -174,6 +179,7 @@ func (d *direct) next() (n Notification, pending int64, ok bool) {
 			d.l.setOldestAge(age)
 			return n, pending, true
 		}
+		d.sleeping = true
 		d.mu.Unlock()
 		select {
 		case <-d.wake:
@@ -195,8 +201,14 @@ func (d *direct) start(wg *sync.WaitGroup) {
 }
 
 // run calls the handler for each notification in order until stopped.
+//
+// While more than initialBufferSize notifications are pending, each call is
+// timed and logged if slow, as client-go's "processorListener handler" trace,
+// with one clock read per call: back-to-back calls share the reading that
+// ends one and starts the next.
 func (d *direct) run() {
 	crashed := false
+	var last time.Time // when the previous backlogged call ended; zero if it was not backlogged
 	for {
 		n, pending, ok := d.next()
 		if !ok {
@@ -204,8 +216,20 @@ func (d *direct) run() {
 		}
 		if crashed {
 			d.l.waitAfterCrash()
+			last = time.Time{}
 		}
-		crashed = d.l.deliver(n, pending)
+		if pending <= initialBufferSize {
+			last = time.Time{}
+			crashed = d.l.deliver(n, pending, false)
+			continue
+		}
+		if last.IsZero() {
+			last = time.Now()
+		}
+		crashed = d.l.deliver(n, pending, false)
+		end := time.Now()
+		d.l.traceIfSlow(last, end.Sub(last), pending)
+		last = end
 	}
 }
 

@@ -356,7 +356,14 @@ func (l *Listener) keyOf(obj any) string {
 // process) unless utilruntime.ReallyCrash is false; in that case n is
 // skipped and deliver reports crashed, and the engine waits waitAfterCrash
 // before its next delivery.
-func (l *Listener) deliver(n Notification, pending int64) (crashed bool) {
+//
+// With traced, a call made while more than initialBufferSize notifications
+// are pending is timed and logged if slow, as client-go's "processorListener
+// handler" trace; an engine that times such calls itself passes false.
+func (l *Listener) deliver(n Notification, pending int64, traced bool) (crashed bool) {
+	if traced && pending > initialBufferSize {
+		defer l.traceIfLong(time.Now(), pending)
+	}
 	l.delivered.Add(1)
 	if l.metrics != nil {
 		l.metrics.delivered.Inc()
@@ -378,17 +385,9 @@ func (l *Listener) deliver(n Notification, pending int64) (crashed bool) {
 	return crashed
 }
 
-// call calls the handler method for n, traced as client-go does when more
-// than initialBufferSize notifications are pending, and marks an initial-list
-// add finished once OnAdd has returned.
+// call calls the handler method for n and marks an initial-list add
+// finished once OnAdd has returned.
 func (l *Listener) call(n Notification, pending int64) {
-	if pending > initialBufferSize {
-		trace := utiltrace.New("processorListener handler",
-			utiltrace.Field{Key: "handler", Value: l.name},
-			utiltrace.Field{Key: "pendingNotifications", Value: pending},
-		)
-		defer trace.LogIfLong(100 * time.Millisecond)
-	}
 	timed := l.metrics != nil || l.slowThreshold > 0
 	var start time.Time
 	if timed {
@@ -436,4 +435,32 @@ func (l *Listener) countPanic() {
 // waitAfterCrash pauses for crashWait on the listener's clock.
 func (l *Listener) waitAfterCrash() {
 	<-l.clock.After(crashWait)
+}
+
+// slowTraceThreshold is how long a handler call made while more than
+// initialBufferSize notifications are pending may take before it is logged
+// as client-go's "processorListener handler" trace.
+const slowTraceThreshold = 100 * time.Millisecond
+
+// traceIfLong logs a handler call that began at start, with pending
+// notifications, if it took slowTraceThreshold or more.
+func (l *Listener) traceIfLong(start time.Time, pending int64) {
+	l.traceIfSlow(start, time.Since(start), pending)
+}
+
+// traceIfSlow logs a handler call that began at start and took took, with
+// pending notifications, if took is slowTraceThreshold or more. It logs what
+// client-go's trace does, but builds the trace only for a slow call, so that
+// a fast call allocates nothing for it.
+func (l *Listener) traceIfSlow(start time.Time, took time.Duration, pending int64) {
+	if took < slowTraceThreshold {
+		return
+	}
+	trace := utiltrace.New("processorListener handler",
+		utiltrace.Field{Key: "handler", Value: l.name},
+		utiltrace.Field{Key: "pendingNotifications", Value: pending},
+		utiltrace.Field{Key: "started", Value: start},
+	)
+	trace.Step("handler returned", utiltrace.Field{Key: "took", Value: took})
+	trace.Log()
 }

@@ -30,14 +30,18 @@ func (k Kind) String() string {
 }
 
 // Notification is one change to hand to a handler.
+//
+// The fields are ordered so that a Notification takes 40 bytes (two
+// interfaces and one word for the flags): it is the bulk of what each
+// pending notification costs.
 type Notification struct {
-	// Kind selects the handler method.
-	Kind Kind
 	// Obj is the added object, the new state of an updated object, or the
 	// final state of a deleted one (possibly a tombstone).
 	Obj any
 	// OldObj is the previous state of an updated object; unused otherwise.
 	OldObj any
+	// Kind selects the handler method.
+	Kind Kind
 	// IsInInitialList marks an Add that belongs to the informer's initial
 	// list (or a late handler's replay); such adds count towards the
 	// registration's HasSynced.

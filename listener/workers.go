@@ -62,6 +62,6 @@ func (d *direct) work(ch <-chan workItem) {
 		if crashed {
 			d.l.waitAfterCrash()
 		}
-		crashed = d.l.deliver(it.n, it.pending)
+		crashed = d.l.deliver(it.n, it.pending, true)
 	}
 }
