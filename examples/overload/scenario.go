@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -92,10 +91,6 @@ func runScenario(ctx context.Context, cfg config, sc scenario) (*result, error) 
 		}
 		reg, err := inf.AddEventHandlerWithOptions(h, opts)
 		if err != nil {
-			if strings.Contains(err.Error(), "not supported yet") {
-				res.Skipped = fmt.Sprintf("this build's informer does not support %v yet (%v)", sc.Overflow, err)
-				return res, nil
-			}
 			return nil, fmt.Errorf("adding handler %s: %w", handlerNames[i], err)
 		}
 		s, ok := reg.(statser)
@@ -143,10 +138,7 @@ func runScenario(ctx context.Context, cfg config, sc scenario) (*result, error) 
 	// until its listener stops.
 	for i, r := range regs {
 		st := r.Stats()
-		res.Handlers[i] = handlerResult{Delivered: st.Delivered, MaxBacklog: st.HighWater, Pending: st.Pending, Coalesced: -1}
-		if n, ok := optionalCounter(st, coalescedField); ok {
-			res.Handlers[i].Coalesced = n
-		}
+		res.Handlers[i] = handlerResult{Delivered: st.Delivered, MaxBacklog: st.HighWater, Pending: st.Pending, Coalesced: int64(st.Coalesced)}
 	}
 
 	cancelRun()
