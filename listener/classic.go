@@ -58,7 +58,7 @@ func newClassic(l *Listener, size int) *classic {
 // now is the current time on the listener's clock, since base.
 func (c *classic) now() int64 { return int64(c.l.clock.Since(c.base)) }
 
-func (c *classic) add(n Notification) {
+func (c *classic) add(n Notification, _ int64) {
 	if n.initialListAdd() {
 		c.l.syncTracker.Start()
 	}

@@ -44,11 +44,13 @@ func (e Engine) String() string {
 // and the engine closes l.runFinished once it will call the handler no more;
 // stop is called right after stopCh is closed and may drop what is pending;
 // unblock makes a waiting add, and every later one, return at once;
-// canBlock reports whether add can wait for room at all. Every engine
+// canBlock reports whether add can wait for room at all. The at given to
+// add is when n was handed over, as Processor.now returns it (read once per
+// Distribute, not once per listener). Every engine
 // reports each change of its pending count through Listener.notePending and
 // Listener.pendingChanged, and closes runFinished through Listener.finished.
 type engine interface {
-	add(n Notification)
+	add(n Notification, at int64)
 	start(wg *sync.WaitGroup)
 	stop()
 	unblock()

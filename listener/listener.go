@@ -243,7 +243,7 @@ func (l *Listener) ShutdownChan() <-chan struct{} { return l.runFinished }
 // calls it directly only to replay its store to a listener that joins a
 // running processor (see the package documentation). On a listener whose
 // goroutines have not been started Add blocks.
-func (l *Listener) Add(n Notification) { l.engine.add(n) }
+func (l *Listener) Add(n Notification) { l.engine.add(n, l.owner.now()) }
 
 // Stats returns a snapshot of the listener's counters.
 func (l *Listener) Stats() Stats {
@@ -445,22 +445,27 @@ const slowTraceThreshold = 100 * time.Millisecond
 // traceIfLong logs a handler call that began at start, with pending
 // notifications, if it took slowTraceThreshold or more.
 func (l *Listener) traceIfLong(start time.Time, pending int64) {
-	l.traceIfSlow(start, time.Since(start), pending)
+	l.traceIfSlow(start, time.Since(start), pending, 1)
 }
 
-// traceIfSlow logs a handler call that began at start and took took, with
-// pending notifications, if took is slowTraceThreshold or more. It logs what
-// client-go's trace does, but builds the trace only for a slow call, so that
-// a fast call allocates nothing for it.
-func (l *Listener) traceIfSlow(start time.Time, took time.Duration, pending int64) {
+// traceIfSlow logs calls handler calls (one, or a group timed together)
+// that began at start and took took, with pending notifications, if took is
+// slowTraceThreshold or more. It logs what client-go's trace does (plus the
+// number of calls for a group), but builds the trace only when it logs, so
+// that fast calls allocate nothing for it.
+func (l *Listener) traceIfSlow(start time.Time, took time.Duration, pending int64, calls int) {
 	if took < slowTraceThreshold {
 		return
 	}
-	trace := utiltrace.New("processorListener handler",
-		utiltrace.Field{Key: "handler", Value: l.name},
-		utiltrace.Field{Key: "pendingNotifications", Value: pending},
-		utiltrace.Field{Key: "started", Value: start},
-	)
+	fields := []utiltrace.Field{
+		{Key: "handler", Value: l.name},
+		{Key: "pendingNotifications", Value: pending},
+		{Key: "started", Value: start},
+	}
+	if calls > 1 {
+		fields = append(fields, utiltrace.Field{Key: "calls", Value: calls})
+	}
+	trace := utiltrace.New("processorListener handler", fields...)
 	trace.Step("handler returned", utiltrace.Field{Key: "took", Value: took})
 	trace.Log()
 }

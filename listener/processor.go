@@ -26,6 +26,7 @@ type ProcessorOptions struct {
 // (client-go's sharedProcessor). All methods are safe for concurrent use.
 type Processor struct {
 	clock  clock.Clock
+	base   time.Time // when the processor was created; see now
 	logger klog.Logger
 
 	mu sync.RWMutex
@@ -52,12 +53,17 @@ func NewProcessor(opts ProcessorOptions) *Processor {
 	if p.clock == nil {
 		p.clock = clock.RealClock{}
 	}
+	p.base = p.clock.Now()
 	if p.logger.GetSink() == nil {
 		p.logger = klog.Background()
 	}
 	p.startedCond = sync.NewCond(p.mu.RLocker())
 	return p
 }
+
+// now is the time on the processor's clock, in nanoseconds since the
+// processor was created: the enqueue time of the notifications it hands out.
+func (p *Processor) now() int64 { return int64(p.clock.Since(p.base)) }
 
 // NewListener returns a listener for handler, using the processor's clock.
 // It is not yet added: pass it to AddListener. It fails if handler or
@@ -196,9 +202,13 @@ func (p *Processor) Distribute(n Notification, sync bool) {
 	for !p.started && len(p.listeners) > 0 {
 		p.startedCond.Wait()
 	}
+	var at int64
+	if len(p.ordered) > 0 {
+		at = p.now() // one clock read for every listener
+	}
 	for _, l := range p.ordered {
 		if !sync || p.listeners[l] {
-			l.engine.add(n)
+			l.engine.add(n, at)
 		}
 	}
 }

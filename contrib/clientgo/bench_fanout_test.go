@@ -27,6 +27,7 @@ const (
 //   - allocs/event, B/event: heap allocations per update (all handlers).
 //   - goroutines/handler: goroutines added per registered handler.
 func BenchmarkFanOut(b *testing.B) {
+	quietLogs(b)
 	events := benchUpdates(fanOutUpdates, fanOutObjects)
 	for _, handlers := range []int{1, 10, 100} {
 		for _, im := range benchImpls() {

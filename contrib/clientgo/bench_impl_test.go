@@ -2,6 +2,7 @@ package clientgo
 
 import (
 	"context"
+	"io"
 	"os"
 	"runtime"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 
 	"github.com/kfanout/fanout/informer"
 )
@@ -106,6 +108,18 @@ type runningInformer struct {
 	src    *benchSource
 	cancel context.CancelFunc
 	done   chan struct{}
+}
+
+// quietLogs discards klog output until the benchmark ends: the scenarios
+// make both libraries log (handlers falling behind, traces), and a log line
+// in the middle of a result line would hide it from benchstat.
+func quietLogs(b *testing.B) {
+	klog.LogToStderr(false)
+	klog.SetOutput(io.Discard)
+	b.Cleanup(func() {
+		klog.SetOutput(os.Stderr)
+		klog.LogToStderr(true)
+	})
 }
 
 // startInformer runs im's informer over src.

@@ -18,6 +18,7 @@ const initialListObjects = 100_000
 //   - B/object: live heap growth (after GC) per object once delivered:
 //     the informer's copies of the listed objects, its store and queue.
 func BenchmarkInitialList(b *testing.B) {
+	quietLogs(b)
 	src := newBenchSource(initialListObjects)
 	for _, im := range benchImpls() {
 		b.Run(fmt.Sprintf("objects=%dk/impl=%s", initialListObjects/1000, im.name), func(b *testing.B) {

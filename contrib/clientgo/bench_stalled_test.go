@@ -26,6 +26,7 @@ const stalledObjects = 1000
 //   - healthy-lag-mean-µs, healthy-lag-p99-µs, healthy-lag-max-µs: delay
 //     from the watch send to the healthy handler's call.
 func BenchmarkStalledHandler(b *testing.B) {
+	quietLogs(b)
 	for _, pending := range []int{100_000, 1_000_000} {
 		events := benchUpdates(pending, stalledObjects)
 		for _, im := range benchImpls() {
