@@ -126,6 +126,23 @@ type HandlerOptions struct {
 	// counted, an initial-list add still counts as handled (so HasSynced
 	// cannot wedge), and the next notification follows at once.
 	RecoverPanics bool
+
+	// The fields below tune the registration's log messages; their zero
+	// values are the defaults. Messages go to Logger.
+
+	// BacklogWarnThresholds are the pending counts (see ListenerStats) at
+	// which a warning says the handler is falling behind: one message per
+	// crossing, and an info message once the backlog drops below the lowest
+	// again; each kind at most once per 10 s (per threshold), the others
+	// counted as "suppressed" in the next message. Empty means
+	// listener.DefaultBacklogWarnThresholds (1000, 10000, 100000); a
+	// negative value turns the messages off; 0 is an error.
+	BacklogWarnThresholds []int
+	// SlowHandlerThreshold is how long one handler call may take before a
+	// warning names the handler and the object's key (at most one message
+	// per 10 s, counting the rest as "suppressed"). 0 means
+	// listener.DefaultSlowHandlerThreshold (1 s); negative turns it off.
+	SlowHandlerThreshold time.Duration
 }
 
 // SharedIndexInformerOptions configures NewSharedIndexInformerWithOptions.
@@ -153,6 +170,14 @@ type SharedIndexInformerOptions struct {
 	// other than OverflowGrow, Workers > 1, RecoverPanics) always gets
 	// EngineDirect.
 	ListenerEngine ListenerEngine
+	// ListenerMetricsProvider receives the handlers' per-registration
+	// metrics (pending, high water, delivered, coalesced, panics, handler
+	// duration, oldest pending age), labelled with the informer's name (the
+	// Identifier's name when it is reserved, else ObjectDescription, else
+	// the example object's type) and the handler's name. Nil means the
+	// provider set with SetListenerMetricsProvider, by default a no-op
+	// that costs nothing.
+	ListenerMetricsProvider ListenerMetricsProvider
 }
 
 // NewSharedInformer returns a SharedInformer for lw's objects, which look

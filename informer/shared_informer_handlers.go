@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/klog/v2"
 
+	"github.com/kfanout/fanout/internal/informermetrics"
 	"github.com/kfanout/fanout/listener"
 )
 
@@ -82,6 +83,10 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 		Workers:               options.Workers,
 		RecoverPanics:         options.RecoverPanics,
 		KeyFunc:               DeletionHandlingMetaNamespaceKeyFunc,
+		Metrics:               informermetrics.ListenerProvider(s.listenerMetrics),
+		MetricsInformer:       s.metricsName,
+		BacklogWarnThresholds: options.BacklogWarnThresholds,
+		SlowHandlerThreshold:  options.SlowHandlerThreshold,
 	})
 	if err != nil {
 		return nil, err

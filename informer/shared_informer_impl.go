@@ -35,6 +35,8 @@ type sharedIndexInformer struct {
 	metricsProvider   InformerMetricsProvider
 	inOrder           bool
 	listenerEngine    ListenerEngine
+	listenerMetrics   ListenerMetricsProvider // nil: the global one, resolved per handler
+	metricsName       string                  // the informer in ListenerID
 	clock             clock.Clock
 
 	// synced is closed once the queue has delivered the initial list.
@@ -71,6 +73,8 @@ func newSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, opti
 		metricsProvider:                 options.InformerMetricsProvider,
 		inOrder:                         options.InOrder || features.Enabled(features.InOrderInformers),
 		listenerEngine:                  options.ListenerEngine,
+		listenerMetrics:                 options.ListenerMetricsProvider,
+		metricsName:                     listenerMetricsName(options, exampleObject),
 		clock:                           clk,
 		synced:                          make(chan struct{}),
 		resyncCheckPeriod:               options.ResyncPeriod,
@@ -260,4 +264,17 @@ func (c informerController) LastSyncResourceVersion() string {
 		return ""
 	}
 	return c.s.LastSyncResourceVersion()
+}
+
+// listenerMetricsName is the informer's name in its handlers' ListenerIDs:
+// the Identifier's name when it is reserved, else the object description,
+// else the example object's type.
+func listenerMetricsName(options SharedIndexInformerOptions, exampleObject runtime.Object) string {
+	switch {
+	case options.Identifier.Reserved():
+		return options.Identifier.Name()
+	case options.ObjectDescription != "":
+		return options.ObjectDescription
+	}
+	return fmt.Sprintf("%T", exampleObject)
 }
