@@ -11,14 +11,23 @@
 //
 // # Engines
 //
-// Delivery is done by an engine behind an internal interface. The "classic"
-// engine, the only one so far, keeps client-go's shape exactly: an unbuffered
-// add channel, a pump goroutine with a one-notification lookahead that spills
-// into a growing ring (package ringbuffer, initial size 1024) only when a
-// second notification arrives before the first is taken, and a run goroutine
-// that calls the handler. When more than 1024 notifications are pending each
-// handler call is traced as "processorListener handler" and logged if it
-// takes over 100 ms.
+// Delivery is done by an engine behind an internal interface, chosen per
+// listener (Options.Engine). The "classic" engine, the default, keeps
+// client-go's shape exactly: an unbuffered add channel, a pump goroutine with
+// a one-notification lookahead that spills into a growing ring (package
+// ringbuffer, initial size 1024) only when a second notification arrives
+// before the first is taken, and a run goroutine that calls the handler. When
+// more than 1024 notifications are pending each handler call is traced as
+// "processorListener handler" and logged if it takes over 100 ms.
+//
+// The "direct" engine has the same guarantees with one goroutine per
+// handler: add appends to a mutex-guarded ring (40 bytes per pending
+// notification; enqueue times are kept as runs per millisecond) and wakes the
+// run goroutine only when it sleeps. While more than 1024 are pending it
+// times handler calls in groups that grow while they stay under 100 ms, so a
+// slow group is logged with its number of calls. It carries the overload
+// control (Overflow, MaxPending, Workers, RecoverPanics). BENCHMARKS.md at
+// the repository root compares both with client-go.
 //
 // # Use by the shared informer
 //
