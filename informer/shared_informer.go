@@ -138,10 +138,12 @@ type HandlerOptions struct {
 	// listener.DefaultBacklogWarnThresholds (1000, 10000, 100000); a
 	// negative value turns the messages off; 0 is an error.
 	BacklogWarnThresholds []int
-	// SlowHandlerThreshold is how long one handler call may take before a
-	// warning names the handler and the object's key (at most one message
-	// per 10 s, counting the rest as "suppressed"). 0 means
-	// listener.DefaultSlowHandlerThreshold (1 s); negative turns it off.
+	// SlowHandlerThreshold, when positive, is how long one handler call
+	// may take before a warning names the handler and the object's key (at
+	// most one message per 10 s, counting the rest as "suppressed"). 0 (the
+	// default) or negative means off: timing every call costs two clock
+	// reads per delivery, unless a ListenerMetricsProvider times them
+	// anyway.
 	SlowHandlerThreshold time.Duration
 }
 

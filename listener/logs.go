@@ -14,10 +14,6 @@ import (
 // handler call.
 var DefaultBacklogWarnThresholds = []int{1000, 10000, 100000}
 
-// DefaultSlowHandlerThreshold is how long one handler call may take before
-// the listener warns about it, when Options.SlowHandlerThreshold is 0.
-const DefaultSlowHandlerThreshold = time.Second
-
 // logInterval is the rate limit of the backlog and slow-call messages: per
 // listener, at most one drain message and one crossing message per
 // threshold in each interval, and at most one slow-call message.
