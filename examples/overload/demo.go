@@ -24,8 +24,9 @@ type config struct {
 	Drain      time.Duration // how long the released stalled handler may drain
 	Sample     time.Duration // interval between chart samples
 
-	Progress io.Writer // receives the progress lines; none if nil
-	LiveLine bool      // rewrite one progress line in place instead of adding lines
+	Progress io.Writer  // receives the progress lines; none if nil
+	LiveLine bool       // rewrite one progress line in place instead of adding lines
+	Live     *liveStats // receives each scenario's registrations for /metrics; none if nil
 }
 
 func (c config) validate() error {

@@ -24,6 +24,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -40,16 +42,49 @@ func main() {
 	flag.IntVar(&cfg.MaxPending, "max-pending", cfg.MaxPending, "MaxPending of the slow and stalled handlers in the coalescing run")
 	flag.DurationVar(&cfg.Drain, "drain", cfg.Drain, "how long the stalled handler may drain after it is released")
 	out := flag.String("out", filepath.Join(os.TempDir(), "fanout-overload.svg"), "where to write the chart (SVG)")
+	metricsAddr := flag.String("metrics-addr", "", "if set, serve the handlers' stats at http://ADDR/metrics (Prometheus text format) while the demo runs")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if *metricsAddr != "" {
+		cfg.Live = &liveStats{}
+		shutdown, err := serveMetrics(*metricsAddr, cfg.Live)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "overload:", err)
+			os.Exit(1)
+		}
+		defer shutdown()
+		fmt.Printf("Serving metrics at http://%s/metrics\n", *metricsAddr)
+	}
 	cfg.Progress = os.Stdout
 	cfg.LiveLine = isTerminal(os.Stdout)
 	if _, err := runDemo(ctx, cfg, os.Stdout, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "overload:", err)
 		os.Exit(1)
 	}
+}
+
+// serveMetrics serves live at addr/metrics until shutdown is called.
+func serveMetrics(addr string, live *liveStats) (shutdown func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("metrics address: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", live)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Serve(ln)
+	}()
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+		<-done
+	}, nil
 }
 
 // isTerminal reports whether f is a character device, where the progress

@@ -99,6 +99,7 @@ func runScenario(ctx context.Context, cfg config, sc scenario) (*result, error) 
 		}
 		regs[i] = s
 	}
+	cfg.Live.set(sc.Title, regs)
 
 	var informerDone sync.WaitGroup
 	informerDone.Go(func() { inf.RunWithContext(runCtx) })
