@@ -48,9 +48,11 @@ for i in $(seq "$heavy"); do
 done
 load "done"
 
+# client-go first: every other column is compared with it.
+cols='/impl@(clientgo fanout fanout-direct fanout-inorder fanout-inorder-direct)'
 cd contrib/clientgo
 for f in cheap heavy; do
   echo
   echo "== benchstat $f (raw: $out/$f.txt)"
-  go run golang.org/x/perf/cmd/benchstat -col /impl "$out/$f.txt" || true
+  go run golang.org/x/perf/cmd/benchstat -col "$cols" "$out/$f.txt" || true
 done
