@@ -24,12 +24,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"time"
+
+	"github.com/kfanout/fanout/examples/overload/demo"
 )
 
 func main() {
@@ -48,8 +48,8 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if *metricsAddr != "" {
-		cfg.Live = &liveStats{}
-		shutdown, err := serveMetrics(*metricsAddr, cfg.Live)
+		cfg.Live = &demo.LiveStats{}
+		shutdown, err := demo.ServeMetrics(*metricsAddr, cfg.Live)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "overload:", err)
 			os.Exit(1)
@@ -59,32 +59,10 @@ func main() {
 	}
 	cfg.Progress = os.Stdout
 	cfg.LiveLine = isTerminal(os.Stdout)
-	if _, err := runDemo(ctx, cfg, os.Stdout, *out); err != nil {
+	if _, err := demo.Run(ctx, cfg, newDemoSource, os.Stdout, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "overload:", err)
 		os.Exit(1)
 	}
-}
-
-// serveMetrics serves live at addr/metrics until shutdown is called.
-func serveMetrics(addr string, live *liveStats) (shutdown func(), err error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("metrics address: %w", err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", live)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = srv.Serve(ln)
-	}()
-	return func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-		<-done
-	}, nil
 }
 
 // isTerminal reports whether f is a character device, where the progress
@@ -95,8 +73,8 @@ func isTerminal(f *os.File) bool {
 }
 
 // defaultConfig is what `make demo` runs: two runs of about 25 s each.
-func defaultConfig() config {
-	return config{
+func defaultConfig() demo.Config {
+	return demo.Config{
 		Objects:    3000,
 		Rate:       20000,
 		Payload:    256,

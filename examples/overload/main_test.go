@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/kfanout/fanout/examples/overload/demo"
 )
 
 // TestMain fails the tests if a run leaves a goroutine behind.
@@ -20,8 +22,8 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-func tinyConfig() config {
-	return config{
+func tinyConfig() demo.Config {
+	return demo.Config{
 		Objects:    50,
 		Rate:       4000,
 		Payload:    16,
@@ -43,7 +45,7 @@ func TestDemoTinyRun(t *testing.T) {
 	var progress, out bytes.Buffer
 	cfg.Progress = &progress
 	chart := filepath.Join(t.TempDir(), "chart.svg")
-	results, err := runDemo(context.Background(), cfg, &out, chart)
+	results, err := demo.Run(context.Background(), cfg, newDemoSource, &out, chart)
 	if err != nil {
 		t.Fatalf("runDemo: %v\n%s", err, out.String())
 	}
@@ -59,7 +61,7 @@ func TestDemoTinyRun(t *testing.T) {
 	checkRun(t, cfg, grow)
 	// The stalled handler blocked in its first initial-list add while
 	// every other notification queued behind it.
-	if got, min := grow.Handlers[stalled].MaxBacklog, int64(cfg.Objects+cfg.MaxPending); got <= min {
+	if got, min := grow.Handlers[demo.Stalled].MaxBacklog, int64(cfg.Objects+cfg.MaxPending); got <= min {
 		t.Errorf("client-go run: stalled max backlog %d, want it to grow past %d", got, min)
 	}
 
@@ -67,12 +69,12 @@ func TestDemoTinyRun(t *testing.T) {
 		t.Fatalf("the coalescing run was skipped: %s", coalesce.Skipped)
 	}
 	checkRun(t, cfg, coalesce)
-	for _, h := range []int{slow, stalled} {
+	for _, h := range []int{demo.Slow, demo.Stalled} {
 		if got, bound := coalesce.Handlers[h].MaxBacklog, int64(cfg.Objects+cfg.MaxPending); got > bound {
-			t.Errorf("coalescing run: %s max backlog %d exceeds objects + MaxPending = %d", handlerNames[h], got, bound)
+			t.Errorf("coalescing run: %s max backlog %d exceeds objects + MaxPending = %d", demo.HandlerNames[h], got, bound)
 		}
 	}
-	if coalesce.Handlers[stalled].Coalesced == 0 {
+	if coalesce.Handlers[demo.Stalled].Coalesced == 0 {
 		t.Errorf("coalescing run: the stalled handler coalesced nothing")
 	}
 
@@ -101,19 +103,19 @@ func TestDemoTinyRun(t *testing.T) {
 }
 
 // checkRun checks the counters every completed run must show.
-func checkRun(t *testing.T, cfg config, r *result) {
+func checkRun(t *testing.T, cfg demo.Config, r *demo.Result) {
 	t.Helper()
 	if r.Produced == 0 {
 		t.Fatalf("%s: no events produced", r.Title)
 	}
-	if got, want := r.Handlers[fast].Delivered, uint64(cfg.Objects)+r.Produced; got != want {
+	if got, want := r.Handlers[demo.Fast].Delivered, uint64(cfg.Objects)+r.Produced; got != want {
 		t.Errorf("%s: fast delivered %d, want objects + produced = %d", r.Title, got, want)
 	}
-	if r.Handlers[stalled].Pending != 0 || r.Current != cfg.Objects {
+	if r.Handlers[demo.Stalled].Pending != 0 || r.Current != cfg.Objects {
 		t.Errorf("%s: after the drain stalled has %d pending and is current on %d of %d objects, want 0 and all",
-			r.Title, r.Handlers[stalled].Pending, r.Current, cfg.Objects)
+			r.Title, r.Handlers[demo.Stalled].Pending, r.Current, cfg.Objects)
 	}
-	if got, limit := r.Handlers[slow].Delivered, uint64(r.LoadEnd/cfg.SlowDelay)+2; got == 0 || got > limit+uint64(cfg.Drain/cfg.SlowDelay) {
+	if got, limit := r.Handlers[demo.Slow].Delivered, uint64(r.LoadEnd/cfg.SlowDelay)+2; got == 0 || got > limit+uint64(cfg.Drain/cfg.SlowDelay) {
 		t.Errorf("%s: slow delivered %d, want between 1 and what %v per call allows", r.Title, got, cfg.SlowDelay)
 	}
 	if r.PeakHeap == 0 || len(r.Samples) < 2 {
@@ -157,40 +159,24 @@ func checkSVG(t *testing.T, path string, wantPolylines int) {
 func TestConfigValidate(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		change func(*config)
+		change func(*demo.Config)
 		want   string
 	}{
-		{"objects", func(c *config) { c.Objects = 0 }, "objects must be at least 1, got 0"},
-		{"rate", func(c *config) { c.Rate = -5 }, "rate must be at least 1 update per second, got -5"},
-		{"duration", func(c *config) { c.Duration = 0 }, "duration must be positive, got 0s"},
-		{"max-pending", func(c *config) { c.MaxPending = -1 }, "max-pending must not be negative, got -1"},
+		{"objects", func(c *demo.Config) { c.Objects = 0 }, "objects must be at least 1, got 0"},
+		{"rate", func(c *demo.Config) { c.Rate = -5 }, "rate must be at least 1 update per second, got -5"},
+		{"duration", func(c *demo.Config) { c.Duration = 0 }, "duration must be positive, got 0s"},
+		{"max-pending", func(c *demo.Config) { c.MaxPending = -1 }, "max-pending must not be negative, got -1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := defaultConfig()
 			tc.change(&cfg)
-			_, err := runDemo(context.Background(), cfg, io.Discard, filepath.Join(t.TempDir(), "x.svg"))
+			_, err := demo.Run(context.Background(), cfg, newDemoSource, io.Discard, filepath.Join(t.TempDir(), "x.svg"))
 			if err == nil || err.Error() != tc.want {
 				t.Errorf("got error %v, want %q", err, tc.want)
 			}
 		})
 	}
-	if err := defaultConfig().validate(); err != nil {
+	if err := defaultConfig().Validate(); err != nil {
 		t.Errorf("default config: %v", err)
-	}
-}
-
-// TestNiceStep checks the chart's tick steps.
-func TestNiceStep(t *testing.T) {
-	for _, tc := range []struct{ max, want float64 }{
-		{0, 1}, {1, 0.2}, {9, 2}, {25, 5}, {600, 200}, {500000, 100000},
-	} {
-		if got := niceStep(tc.max); got != tc.want {
-			t.Errorf("niceStep(%v) = %v, want %v", tc.max, got, tc.want)
-		}
-	}
-	for v, want := range map[float64]string{0: "0", 950: "950", 4000: "4k", 2500000: "2.5M"} {
-		if got := countLabel(v); got != want {
-			t.Errorf("countLabel(%v) = %q, want %q", v, got, want)
-		}
 	}
 }

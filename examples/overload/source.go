@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kfanout/fanout/examples/overload/demo"
 	"github.com/kfanout/fanout/internal/fakelw"
 )
 
@@ -25,9 +26,10 @@ const (
 )
 
 // source is the simulated API server: a fakelw.Source holding the objects
-// and a producer that updates them round robin at a steady rate.
+// and a producer that updates them round robin at a steady rate. It is the
+// demo.Source of `make demo`.
 type source struct {
-	src     *fakelw.Source
+	*fakelw.Source
 	objects int
 	payload string
 
@@ -39,18 +41,23 @@ type source struct {
 
 func objectName(i int) string { return fmt.Sprintf("cm-%05d", i) }
 
+// newDemoSource is the demo.NewSourceFunc of the simulated source.
+func newDemoSource(_ context.Context, cfg demo.Config) (demo.Source, error) {
+	return newSource(cfg.Objects, cfg.Payload), nil
+}
+
 // newSource creates the objects at their first version.
 func newSource(objects, payload int) *source {
 	s := &source{
-		src:     fakelw.New(&corev1.ConfigMap{}),
+		Source:  fakelw.New(&corev1.ConfigMap{}),
 		objects: objects,
 		payload: strings.Repeat("x", payload),
 		latest:  make(map[string]int, objects),
 	}
 	for i := range objects {
-		s.write(i, 0, s.src.Add)
+		s.write(i, 0, s.Add)
 	}
-	s.src.Compact()
+	s.Compact()
 	return s
 }
 
@@ -67,12 +74,22 @@ func (s *source) write(i int, v uint64, store func(obj runtime.Object) runtime.O
 	s.latest[cm.Name] = rv
 }
 
-// produce updates objects round robin at rate updates per second until ctx
+// Watching reports whether the informer has a watch open.
+func (s *source) Watching() bool { return s.OpenWatches() > 0 }
+
+// Produced returns how many updates Produce has made.
+func (s *source) Produced() uint64 { return s.produced.Load() }
+
+// Latest returns each object's newest resourceVersion; call it only after
+// Produce has returned.
+func (s *source) Latest(context.Context) (map[string]int, error) { return s.latest, nil }
+
+// Produce updates objects round robin at rate updates per second until ctx
 // is done. It holds back while the informer has not yet received more than
 // maxLag of its updates (received reports how many it has), so that the
 // simulated server's own watch queue stays short: the memory the demo
 // measures is the informer's.
-func (s *source) produce(ctx context.Context, rate int, maxLag uint64, received func() uint64) {
+func (s *source) Produce(ctx context.Context, rate int, maxLag uint64, received func() uint64) {
 	start := time.Now()
 	t := time.NewTicker(tick)
 	defer t.Stop()
@@ -85,11 +102,11 @@ func (s *source) produce(ctx context.Context, rate int, maxLag uint64, received 
 		}
 		target := uint64(time.Since(start).Seconds() * float64(rate))
 		for n < target && n-received() < maxLag {
-			s.write(int(n%uint64(s.objects)), n+1, s.src.Modify)
+			s.write(int(n%uint64(s.objects)), n+1, s.Modify)
 			n++
 			s.produced.Store(n)
 			if n%compactEvery == 0 {
-				s.src.Compact()
+				s.Compact()
 			}
 		}
 	}

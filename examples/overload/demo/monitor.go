@@ -1,11 +1,10 @@
-package main
+package demo
 
 import (
 	"context"
 	"fmt"
 	"runtime"
 	"runtime/metrics"
-	"sync/atomic"
 	"time"
 )
 
@@ -19,19 +18,19 @@ const progressEvery = time.Second
 // monitor samples heap and backlogs for the chart and prints progress.
 // It is used by one goroutine.
 type monitor struct {
-	cfg      config
-	regs     [numHandlers]statser
-	produced *atomic.Uint64
+	cfg      Config
+	regs     [NumHandlers]Statser
+	produced func() uint64
 	start    time.Time
 
 	heap         []metrics.Sample
-	samples      []sample
+	samples      []Sample
 	peakHeap     uint64
 	nextProgress time.Duration // since start
 	printed      bool          // a progress line is open (LiveLine mode)
 }
 
-func newMonitor(cfg config, regs [numHandlers]statser, produced *atomic.Uint64) *monitor {
+func newMonitor(cfg Config, regs [NumHandlers]Statser, produced func() uint64) *monitor {
 	return &monitor{
 		cfg:      cfg,
 		regs:     regs,
@@ -72,7 +71,7 @@ func (m *monitor) watch(ctx context.Context, done func() bool) {
 }
 
 func (m *monitor) sample() {
-	s := sample{At: m.elapsed()}
+	s := Sample{At: m.elapsed()}
 	h := m.heapBytes()
 	m.peakHeap = max(m.peakHeap, h)
 	s.HeapMiB = mib(h)
@@ -86,9 +85,9 @@ func (m *monitor) sample() {
 	}
 }
 
-func (m *monitor) progress(s sample) {
+func (m *monitor) progress(s Sample) {
 	line := fmt.Sprintf("%5.1fs  events %9d  backlog fast %7d  slow %7d  stalled %7d  heap %7.1f MiB",
-		s.At.Seconds(), m.produced.Load(), s.Backlog[fast], s.Backlog[slow], s.Backlog[stalled], s.HeapMiB)
+		s.At.Seconds(), m.produced(), s.Backlog[Fast], s.Backlog[Slow], s.Backlog[Stalled], s.HeapMiB)
 	if m.cfg.LiveLine {
 		fmt.Fprintf(m.cfg.Progress, "\r%s", line)
 		m.printed = true

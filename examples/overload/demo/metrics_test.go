@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"io"
@@ -18,8 +18,8 @@ func (f fixedStats) Stats() informer.ListenerStats { return informer.ListenerSta
 // The /metrics page lists every family with HELP and TYPE, and one series
 // per handler of the current scenario with its Stats.
 func TestMetricsPage(t *testing.T) {
-	live := &liveStats{}
-	live.set(`fanout (Coalesce "1000")`, [numHandlers]statser{
+	live := &LiveStats{}
+	live.set(`fanout (Coalesce "1000")`, [NumHandlers]Statser{
 		fixedStats{Delivered: 7},
 		fixedStats{Pending: 2, HighWater: 5, Delivered: 3, Coalesced: 4, OldestPendingAge: 1500 * time.Millisecond},
 		fixedStats{Pending: 9, HighWater: 9, Delivered: 1, Panics: 1},
@@ -69,12 +69,12 @@ func TestMetricsPage(t *testing.T) {
 }
 
 // Before any scenario, the page has only HELP and TYPE lines; a nil
-// liveStats (no -metrics-addr) ignores set.
+// LiveStats (no -metrics-addr) ignores set.
 func TestMetricsPageEmpty(t *testing.T) {
-	var none *liveStats
-	none.set("x", [numHandlers]statser{})
+	var none *LiveStats
+	none.set("x", [NumHandlers]Statser{})
 	var b strings.Builder
-	(&liveStats{}).write(&b)
+	(&LiveStats{}).write(&b)
 	for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
 		if !strings.HasPrefix(line, "# ") {
 			t.Fatalf("series before any scenario: %q", line)
@@ -82,16 +82,16 @@ func TestMetricsPageEmpty(t *testing.T) {
 	}
 }
 
-// serveMetrics listens on the address and serves the page.
+// ServeMetrics listens on the address and serves the page.
 func TestServeMetrics(t *testing.T) {
-	live := &liveStats{}
-	live.set("s", [numHandlers]statser{fixedStats{Delivered: 1}, fixedStats{}, fixedStats{}})
-	shutdown, err := serveMetrics("127.0.0.1:0", live)
+	live := &LiveStats{}
+	live.set("s", [NumHandlers]Statser{fixedStats{Delivered: 1}, fixedStats{}, fixedStats{}})
+	shutdown, err := ServeMetrics("127.0.0.1:0", live)
 	if err != nil {
 		t.Fatal(err)
 	}
 	shutdown()
-	if _, err := serveMetrics("256.0.0.1:1", live); err == nil {
-		t.Fatal("serveMetrics on a bad address: no error")
+	if _, err := ServeMetrics("256.0.0.1:1", live); err == nil {
+		t.Fatal("ServeMetrics on a bad address: no error")
 	}
 }

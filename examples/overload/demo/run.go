@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"context"
@@ -13,8 +13,8 @@ import (
 	"github.com/kfanout/fanout/informer"
 )
 
-// config sets the size and pace of a demo.
-type config struct {
+// Config sets the size and pace of a demo.
+type Config struct {
 	Objects    int           // objects in the source
 	Rate       int           // updates per second the source aims for
 	Payload    int           // bytes of data in each object version
@@ -26,10 +26,11 @@ type config struct {
 
 	Progress io.Writer  // receives the progress lines; none if nil
 	LiveLine bool       // rewrite one progress line in place instead of adding lines
-	Live     *liveStats // receives each scenario's registrations for /metrics; none if nil
+	Live     *LiveStats // receives each scenario's registrations for /metrics; none if nil
 }
 
-func (c config) validate() error {
+// Validate returns a clear error for a Config the demo cannot run.
+func (c Config) Validate() error {
 	switch {
 	case c.Objects < 1:
 		return fmt.Errorf("objects must be at least 1, got %d", c.Objects)
@@ -58,27 +59,27 @@ type scenario struct {
 }
 
 // scenarios returns the two runs: client-go's behaviour, then coalescing.
-func scenarios(cfg config) []scenario {
+func scenarios(cfg Config) []scenario {
 	return []scenario{
 		{Title: "client-go (Grow)", Overflow: informer.OverflowGrow},
 		{Title: fmt.Sprintf("fanout (Coalesce %d)", cfg.MaxPending), Overflow: informer.OverflowCoalesce},
 	}
 }
 
-// runDemo runs both scenarios, prints the table to w, writes the chart to
+// Run runs both scenarios, prints the table to w, writes the chart to
 // chartPath and returns the results. A scenario the informer does not
 // support yet is reported in the table rather than failing the demo.
-func runDemo(ctx context.Context, cfg config, w io.Writer, chartPath string) ([]*result, error) {
-	if err := cfg.validate(); err != nil {
+func Run(ctx context.Context, cfg Config, newSource NewSourceFunc, w io.Writer, chartPath string) ([]*Result, error) {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(w, "%d objects, %d updates/s for %v per run; handlers: fast (no-op), slow (%v each), stalled (until the load ends)\n",
 		cfg.Objects, cfg.Rate, cfg.Duration, cfg.SlowDelay)
-	var results []*result
+	var results []*Result
 	for _, sc := range scenarios(cfg) {
 		settle()
 		fmt.Fprintf(w, "\n== %s\n", sc.Title)
-		res, err := runScenario(ctx, cfg, sc)
+		res, err := runScenario(ctx, cfg, newSource, sc)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", sc.Title, err)
 		}
@@ -100,7 +101,7 @@ func runDemo(ctx context.Context, cfg config, w io.Writer, chartPath string) ([]
 }
 
 // writeChartFile writes the chart of results to path.
-func writeChartFile(path string, results []*result) (err error) {
+func writeChartFile(path string, results []*Result) (err error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("chart: %w", err)

@@ -1,23 +1,26 @@
-package main
+package demo
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 )
 
-// liveStats holds the registrations of the scenario that is running (or
+// LiveStats holds the registrations of the scenario that is running (or
 // ran last), for the /metrics page.
-type liveStats struct {
+type LiveStats struct {
 	mu       sync.Mutex
 	scenario string
-	regs     [numHandlers]statser
+	regs     [NumHandlers]Statser
 }
 
 // set makes regs, of the scenario titled scenario, the ones served.
-func (ls *liveStats) set(scenario string, regs [numHandlers]statser) {
+func (ls *LiveStats) set(scenario string, regs [NumHandlers]Statser) {
 	if ls == nil {
 		return
 	}
@@ -52,17 +55,17 @@ var handlerMetrics = []handlerMetric{
 // labels scenario and handler. The root module has no client_golang, so
 // this is a small hand-written exposition; contrib/prometheus is the real
 // provider.
-func (ls *liveStats) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+func (ls *LiveStats) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	ls.write(w)
 }
 
 // write writes the exposition to w.
-func (ls *liveStats) write(w io.Writer) {
+func (ls *LiveStats) write(w io.Writer) {
 	ls.mu.Lock()
 	scenario, regs := ls.scenario, ls.regs
 	ls.mu.Unlock()
-	var views [numHandlers]statsView
+	var views [NumHandlers]statsView
 	for i, r := range regs {
 		if r == nil {
 			continue
@@ -80,7 +83,7 @@ func (ls *liveStats) write(w io.Writer) {
 			if r == nil {
 				continue
 			}
-			fmt.Fprintf(w, "%s{scenario=%s,handler=%s} %v\n", m.name, labelValue(scenario), labelValue(handlerNames[i]), m.value(views[i]))
+			fmt.Fprintf(w, "%s{scenario=%s,handler=%s} %v\n", m.name, labelValue(scenario), labelValue(HandlerNames[i]), m.value(views[i]))
 		}
 	}
 }
@@ -88,4 +91,26 @@ func (ls *liveStats) write(w io.Writer) {
 // labelValue quotes v as a label value of the text format.
 func labelValue(v string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(v) + `"`
+}
+
+// ServeMetrics serves live at http://addr/metrics until shutdown is called.
+func ServeMetrics(addr string, live *LiveStats) (shutdown func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("metrics address: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", live)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Serve(ln)
+	}()
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+		<-done
+	}, nil
 }

@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"context"
@@ -12,39 +12,40 @@ import (
 	"github.com/kfanout/fanout/informer"
 )
 
-// Handler indexes in result.Handlers.
+// Handler indexes in Result.Handlers.
 const (
-	fast = iota
-	slow
-	stalled
-	numHandlers
+	Fast = iota
+	Slow
+	Stalled
+	NumHandlers
 )
 
-var handlerNames = [numHandlers]string{"fast", "slow", "stalled"}
+// HandlerNames are the handlers' names, by index.
+var HandlerNames = [NumHandlers]string{"fast", "slow", "stalled"}
 
-// handlerResult is one handler's outcome in a run.
-type handlerResult struct {
+// HandlerResult is one handler's outcome in a run.
+type HandlerResult struct {
 	Delivered  uint64 // handler calls
 	MaxBacklog int64  // the listener's HighWater
 	Pending    int64  // still waiting when the drain ended
 	Coalesced  int64  // notifications merged away; -1 if not reported
 }
 
-// sample is one point of the chart.
-type sample struct {
+// Sample is one point of the chart.
+type Sample struct {
 	At      time.Duration // since the load started
 	HeapMiB float64
-	Backlog [numHandlers]int64
+	Backlog [NumHandlers]int64
 }
 
-// result is the outcome of one scenario.
-type result struct {
+// Result is the outcome of one scenario.
+type Result struct {
 	Title   string
 	Skipped string // why the scenario did not run; empty if it ran
 
 	Objects  int
 	Produced uint64
-	Handlers [numHandlers]handlerResult
+	Handlers [NumHandlers]HandlerResult
 	Current  int // objects whose newest version the stalled handler reached
 
 	PeakHeap  uint64 // largest heap sampled
@@ -52,20 +53,23 @@ type result struct {
 	FinalHeap uint64 // live heap once the informer stopped, after a GC
 
 	LoadEnd time.Duration // when the load stopped (and stalled was released)
-	Samples []sample
+	Samples []Sample
 }
 
-// statser is what every registration returned by AddEventHandler* offers.
-type statser interface {
+// Statser is what every registration returned by AddEventHandler* offers.
+type Statser interface {
 	Stats() informer.ListenerStats
 }
 
 // runScenario runs one scenario to the end and stops everything it
 // started before it returns.
-func runScenario(ctx context.Context, cfg config, sc scenario) (*result, error) {
-	res := &result{Title: sc.Title, Objects: cfg.Objects}
-	src := newSource(cfg.Objects, cfg.Payload)
-	inf := informer.NewSharedIndexInformer(src.src, &corev1.ConfigMap{}, 0, nil)
+func runScenario(ctx context.Context, cfg Config, newSource NewSourceFunc, sc scenario) (*Result, error) {
+	res := &Result{Title: sc.Title, Objects: cfg.Objects}
+	src, err := newSource(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("source: %w", err)
+	}
+	inf := informer.NewSharedIndexInformer(src, &corev1.ConfigMap{}, 0, nil)
 
 	runCtx, cancelRun := context.WithCancel(ctx)
 	defer cancelRun()
@@ -83,17 +87,17 @@ func runScenario(ctx context.Context, cfg config, sc scenario) (*result, error) 
 	if sc.Overflow != informer.OverflowGrow {
 		overloaded.MaxPending = cfg.MaxPending
 	}
-	var regs [numHandlers]statser
-	for i, h := range [numHandlers]informer.ResourceEventHandler{fastH.funcs(), slowH.funcs(), stalledH.funcs()} {
-		opts := informer.HandlerOptions{Name: handlerNames[i]}
-		if i != fast {
+	var regs [NumHandlers]Statser
+	for i, h := range [NumHandlers]informer.ResourceEventHandler{fastH.funcs(), slowH.funcs(), stalledH.funcs()} {
+		opts := informer.HandlerOptions{Name: HandlerNames[i]}
+		if i != Fast {
 			opts.Overflow, opts.MaxPending = overloaded.Overflow, overloaded.MaxPending
 		}
 		reg, err := inf.AddEventHandlerWithOptions(h, opts)
 		if err != nil {
-			return nil, fmt.Errorf("adding handler %s: %w", handlerNames[i], err)
+			return nil, fmt.Errorf("adding handler %s: %w", HandlerNames[i], err)
 		}
-		s, ok := reg.(statser)
+		s, ok := reg.(Statser)
 		if !ok {
 			return nil, fmt.Errorf("registration %T has no Stats method", reg)
 		}
@@ -107,20 +111,20 @@ func runScenario(ctx context.Context, cfg config, sc scenario) (*result, error) 
 	if !informer.WaitForCacheSync(runCtx.Done(), inf.HasSynced) {
 		return nil, errors.Join(errors.New("informer did not sync"), ctx.Err())
 	}
-	if err := waitFor(runCtx, func() bool { return src.src.OpenWatches() > 0 }); err != nil {
+	if err := waitFor(runCtx, func() bool { return src.Watching() }); err != nil {
 		return nil, fmt.Errorf("informer did not start watching: %w", err)
 	}
 
 	// The load.
-	mon := newMonitor(cfg, regs, &src.produced)
+	mon := newMonitor(cfg, regs, src.Produced)
 	loadCtx, stopLoad := context.WithTimeout(runCtx, cfg.Duration)
 	defer stopLoad()
 	var producer sync.WaitGroup
 	maxLag := uint64(max(cfg.Rate/2, 1000))
-	producer.Go(func() { src.produce(loadCtx, cfg.Rate, maxLag, fastH.updates.Load) })
+	producer.Go(func() { src.Produce(loadCtx, cfg.Rate, maxLag, fastH.updates.Load) })
 	mon.watch(loadCtx, nil)
 	producer.Wait()
-	res.Produced = src.produced.Load()
+	res.Produced = src.Produced()
 	res.LoadEnd = mon.elapsed()
 	res.EndHeap = liveHeapAfterGC()
 
@@ -130,7 +134,7 @@ func runScenario(ctx context.Context, cfg config, sc scenario) (*result, error) 
 	released = true
 	drainCtx, stopDrain := context.WithTimeout(runCtx, cfg.Drain)
 	mon.watch(drainCtx, func() bool {
-		return regs[stalled].Stats().Pending == 0 && fastH.updates.Load() == res.Produced
+		return regs[Stalled].Stats().Pending == 0 && fastH.updates.Load() == res.Produced
 	})
 	stopDrain()
 	mon.endLine()
@@ -139,12 +143,16 @@ func runScenario(ctx context.Context, cfg config, sc scenario) (*result, error) 
 	// until its listener stops.
 	for i, r := range regs {
 		st := r.Stats()
-		res.Handlers[i] = handlerResult{Delivered: st.Delivered, MaxBacklog: st.HighWater, Pending: st.Pending, Coalesced: int64(st.Coalesced)}
+		res.Handlers[i] = HandlerResult{Delivered: st.Delivered, MaxBacklog: st.HighWater, Pending: st.Pending, Coalesced: int64(st.Coalesced)}
 	}
 
 	cancelRun()
 	informerDone.Wait()
-	res.Current = stalledH.current(src.latest)
+	latest, err := src.Latest(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("newest versions: %w", err)
+	}
+	res.Current = stalledH.current(latest)
 	res.PeakHeap = mon.peakHeap
 	res.Samples = mon.samples
 	res.FinalHeap = liveHeapAfterGC()

@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"bufio"
@@ -30,14 +30,14 @@ var runColors = []string{"#d62728", "#1f77b4", "#2ca02c", "#9467bd"}
 type panel struct {
 	title string
 	unit  func(v float64) string // tick label
-	value func(s sample) float64
+	value func(s Sample) float64
 	top   float64 // y of the plot's top edge
 }
 
 // writeChart draws, for every run that ran, the heap and the stalled
 // handler's backlog over time as an SVG document.
-func writeChart(w io.Writer, results []*result) error {
-	var ran []*result
+func writeChart(w io.Writer, results []*Result) error {
+	var ran []*Result
 	var colors []string
 	maxT := 1.0
 	for i, r := range results {
@@ -52,13 +52,13 @@ func writeChart(w io.Writer, results []*result) error {
 		{
 			title: "heap (MiB)",
 			unit:  func(v float64) string { return trimFloat(v) },
-			value: func(s sample) float64 { return s.HeapMiB },
+			value: func(s Sample) float64 { return s.HeapMiB },
 			top:   marginTop,
 		},
 		{
 			title: "stalled handler backlog (pending notifications)",
 			unit:  countLabel,
-			value: func(s sample) float64 { return float64(s.Backlog[stalled]) },
+			value: func(s Sample) float64 { return float64(s.Backlog[Stalled]) },
 			top:   marginTop + panelHeight + panelGap,
 		},
 	}
@@ -84,7 +84,7 @@ func writeChart(w io.Writer, results []*result) error {
 	return bw.Flush()
 }
 
-func legend(b *bytes.Buffer, ran []*result, colors []string) {
+func legend(b *bytes.Buffer, ran []*Result, colors []string) {
 	x := float64(marginLeft)
 	for i, r := range ran {
 		fmt.Fprintf(b, `<line x1="%.1f" y1="50" x2="%.1f" y2="50" stroke="%s" stroke-width="3"/>`+"\n", x, x+30, colors[i])
@@ -95,7 +95,7 @@ func legend(b *bytes.Buffer, ran []*result, colors []string) {
 	text(b, x+36, 54, "start", 12, "load ends, stalled handler released")
 }
 
-func drawPanel(b *bytes.Buffer, p panel, ran []*result, colors []string, maxT float64) {
+func drawPanel(b *bytes.Buffer, p panel, ran []*Result, colors []string, maxT float64) {
 	maxV := 0.0
 	for _, r := range ran {
 		for _, s := range r.Samples {

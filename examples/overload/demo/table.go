@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"fmt"
@@ -8,9 +8,9 @@ import (
 )
 
 // writeTable prints the runs side by side, one column per run.
-func writeTable(w io.Writer, results []*result) {
+func writeTable(w io.Writer, results []*Result) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	row := func(label string, cell func(r *result) string) {
+	row := func(label string, cell func(r *Result) string) {
 		cells := []string{label}
 		for _, r := range results {
 			if r.Skipped != "" {
@@ -26,24 +26,24 @@ func writeTable(w io.Writer, results []*result) {
 		header = append(header, r.Title)
 	}
 	fmt.Fprintln(tw, strings.Join(header, "\t")+"\t")
-	row("events produced", func(r *result) string { return fmt.Sprint(r.Produced) })
-	for i, name := range handlerNames {
-		row(name+" delivered / max backlog", func(r *result) string {
+	row("events produced", func(r *Result) string { return fmt.Sprint(r.Produced) })
+	for i, name := range HandlerNames {
+		row(name+" delivered / max backlog", func(r *Result) string {
 			h := r.Handlers[i]
 			return fmt.Sprintf("%d / %d", h.Delivered, h.MaxBacklog)
 		})
 	}
 	if reportsCoalesced(results) {
-		for _, h := range []int{slow, stalled} {
-			row(handlerNames[h]+" notifications coalesced", func(r *result) string { return fmt.Sprint(r.Handlers[h].Coalesced) })
+		for _, h := range []int{Slow, Stalled} {
+			row(HandlerNames[h]+" notifications coalesced", func(r *Result) string { return fmt.Sprint(r.Handlers[h].Coalesced) })
 		}
 	}
-	row("stalled: objects current after drain", func(r *result) string {
+	row("stalled: objects current after drain", func(r *Result) string {
 		return fmt.Sprintf("%d of %d", r.Current, r.Objects)
 	})
-	row("peak heap", func(r *result) string { return fmt.Sprintf("%.1f MiB", mib(r.PeakHeap)) })
-	row("heap at end of load (after GC)", func(r *result) string { return fmt.Sprintf("%.1f MiB", mib(r.EndHeap)) })
-	row("heap after stop (after GC)", func(r *result) string { return fmt.Sprintf("%.1f MiB", mib(r.FinalHeap)) })
+	row("peak heap", func(r *Result) string { return fmt.Sprintf("%.1f MiB", mib(r.PeakHeap)) })
+	row("heap at end of load (after GC)", func(r *Result) string { return fmt.Sprintf("%.1f MiB", mib(r.EndHeap)) })
+	row("heap after stop (after GC)", func(r *Result) string { return fmt.Sprintf("%.1f MiB", mib(r.FinalHeap)) })
 	tw.Flush()
 	for _, r := range results {
 		if r.Skipped != "" {
@@ -54,9 +54,9 @@ func writeTable(w io.Writer, results []*result) {
 
 // reportsCoalesced reports whether the listener stats carry a Coalesced
 // counter (they do once OverflowCoalesce is implemented).
-func reportsCoalesced(results []*result) bool {
+func reportsCoalesced(results []*Result) bool {
 	for _, r := range results {
-		if r.Skipped == "" && r.Handlers[stalled].Coalesced >= 0 {
+		if r.Skipped == "" && r.Handlers[Stalled].Coalesced >= 0 {
 			return true
 		}
 	}
