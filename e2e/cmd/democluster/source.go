@@ -76,7 +76,8 @@ func (s *clusterSource) Produced() uint64 { return s.produced.Load() }
 // Produce patches the objects round robin at rate updates per second from
 // s.workers goroutines until ctx is done; update n is due at n/rate
 // seconds after the start. A failed patch is not counted (and logged, up
-// to a few); the load goes on.
+// to a few); the load goes on. Requests in flight when ctx ends complete
+// before Produce returns.
 func (s *clusterSource) Produce(ctx context.Context, rate int, maxLag uint64, received func() uint64) {
 	start := time.Now()
 	var next atomic.Uint64
@@ -104,9 +105,13 @@ func (s *clusterSource) Produce(ctx context.Context, rate int, maxLag uint64, re
 // update sets version v of object i through a merge patch.
 func (s *clusterSource) update(ctx context.Context, i int, v uint64) {
 	patch := fmt.Appendf(nil, `{"data":{"value":%q}}`, s.run+"-"+strconv.FormatUint(v, 10)+":"+s.payload)
-	_, err := s.cs.CoreV1().ConfigMaps(s.ns).Patch(ctx, objectName(i), types.MergePatchType, patch, metav1.PatchOptions{})
+	// A request in flight when the load stops still completes, so that
+	// every update the informer sees is counted.
+	reqCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	_, err := s.cs.CoreV1().ConfigMaps(s.ns).Patch(reqCtx, objectName(i), types.MergePatchType, patch, metav1.PatchOptions{})
 	if err != nil {
-		if ctx.Err() == nil && s.failed.Add(1) <= 5 {
+		if s.failed.Add(1) <= 5 {
 			klog.FromContext(ctx).Error(err, "Update failed", "object", objectName(i))
 		}
 		return
