@@ -34,6 +34,18 @@ func processDeltas(logger klog.Logger, handler ResourceEventHandler, store Store
 			// Like client-go, a SyncAll ends the processing of its Deltas.
 			return nil
 		case Sync, Replaced, Added, Updated:
+			if c, ok := store.(*cache); ok {
+				old, exists, err := c.upsert(obj)
+				if err != nil {
+					return err
+				}
+				if exists {
+					handler.OnUpdate(old, obj)
+				} else {
+					handler.OnAdd(obj, isInInitialList)
+				}
+				continue
+			}
 			if old, exists, err := store.Get(obj); err == nil && exists {
 				if err := store.Update(obj); err != nil {
 					return err

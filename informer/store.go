@@ -166,6 +166,18 @@ func (c *cache) Update(obj interface{}) error {
 	return c.Add(obj)
 }
 
+// upsert stores obj under its key and returns what was stored there
+// before. It is processDeltas's Get followed by Add or Update with one key
+// computation instead of two (the key is a new string each time).
+func (c *cache) upsert(obj interface{}) (old interface{}, existed bool, err error) {
+	key, stored, err := c.prepare(obj)
+	if err != nil {
+		return nil, false, err
+	}
+	old, existed = c.storage.Get(key)
+	return old, existed, c.storage.put(key, stored)
+}
+
 // Delete removes the object with obj's key and records obj's resource
 // version.
 func (c *cache) Delete(obj interface{}) error {
