@@ -1,0 +1,101 @@
+package listener
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"k8s.io/klog/v2"
+)
+
+// lockedBuffer is a bytes.Buffer safe for klog's writes and the test's read.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// slowOn is a handler whose OnUpdate for newObj == slow sleeps for 150ms
+// (fake time in the bubble); every call first waits for release.
+type slowOn struct {
+	slow    string
+	release chan struct{}
+	calls   int
+}
+
+func (h *slowOn) OnAdd(interface{}, bool) {}
+func (h *slowOn) OnUpdate(_, newObj interface{}) {
+	<-h.release
+	h.calls++
+	if newObj == h.slow {
+		time.Sleep(150 * time.Millisecond)
+	}
+}
+func (h *slowOn) OnDelete(interface{}) {}
+
+// TestBacklogTraceLogsOnlySlowCalls checks the "processorListener handler"
+// trace (logged at verbosity 2, as client-go's): with more than 1024
+// notifications pending, a handler call of 150ms is logged once (the direct
+// engine may log it within a group of calls), and the fast calls around it
+// are not.
+func TestBacklogTraceLogsOnlySlowCalls(t *testing.T) {
+	// Traces are logged at verbosity 2, as client-go's.
+	var fs flag.FlagSet
+	klog.InitFlags(&fs)
+	if err := fs.Set("v", "2"); err != nil {
+		t.Fatal(err)
+	}
+	var out lockedBuffer
+	klog.LogToStderr(false)
+	klog.SetOutput(&out)
+	defer func() {
+		klog.SetOutput(os.Stderr)
+		klog.LogToStderr(true)
+		_ = fs.Set("v", "0")
+	}()
+	for _, eng := range engines {
+		t.Run(eng.String(), func(t *testing.T) {
+			before := strings.Count(out.String(), "processorListener handler")
+			synctest.Test(t, func(t *testing.T) {
+				p := NewProcessor(ProcessorOptions{})
+				up := newUpstream("up")
+				up.sync()
+				h := &slowOn{slow: "v5", release: make(chan struct{})}
+				mustListener(t, p, h, up, Options{Engine: eng})
+				stop := runProcessor(p)
+				const n = 1200
+				for i := range n {
+					p.Distribute(NewUpdate("old", fmt.Sprintf("v%d", i)), false)
+				}
+				close(h.release)
+				time.Sleep(time.Second) // lets the slow call's fake time pass
+				synctest.Wait()
+				if h.calls != n {
+					t.Fatalf("handler calls = %d, want %d", h.calls, n)
+				}
+				stop()
+			})
+			klog.Flush()
+			if got := strings.Count(out.String(), "processorListener handler") - before; got != 1 {
+				t.Fatalf("%d traces logged, want 1:\n%s", got, out.String())
+			}
+		})
+	}
+}
