@@ -96,8 +96,13 @@ func run(ctx context.Context, cfg demo.Config, kubeconfig, ns string, workers in
 		return err
 	}
 	defer func() {
-		// Best effort, and not under ctx: an interrupted demo cleans up too.
-		dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		// An interrupted demo leaves the namespace: its server is likely
+		// going away too (make demo-cluster stops it).
+		if ctx.Err() != nil {
+			fmt.Fprintf(os.Stderr, "democluster: interrupted; namespace %s left in place\n", ns)
+			return
+		}
+		dctx, cancel := context.WithTimeout(ctx, requestTimeout)
 		defer cancel()
 		if derr := cs.CoreV1().Namespaces().Delete(dctx, ns, metav1.DeleteOptions{}); derr != nil {
 			fmt.Fprintf(os.Stderr, "democluster: deleting namespace %s: %v\n", ns, derr)

@@ -19,6 +19,15 @@ import (
 	"github.com/kfanout/fanout/informer"
 )
 
+const (
+	// requestTimeout bounds every request but the informer's (client-go
+	// sets no timeout of its own).
+	requestTimeout = 30 * time.Second
+	// inFlightGrace is how long updates in flight when the load stops may
+	// still take.
+	inFlightGrace = 5 * time.Second
+)
+
 // clusterSource is a demo.Source on a real API server: the informer lists
 // and watches the demo's ConfigMaps through client-go's REST client, and
 // Produce patches them through the API from several concurrent clients.
@@ -79,6 +88,13 @@ func (s *clusterSource) Produced() uint64 { return s.produced.Load() }
 // to a few); the load goes on. Requests in flight when ctx ends complete
 // before Produce returns.
 func (s *clusterSource) Produce(ctx context.Context, rate int, maxLag uint64, received func() uint64) {
+	// Requests in flight when ctx ends get inFlightGrace more to complete,
+	// so that every update the informer sees is counted, but a dead server
+	// does not hold up the end of the load.
+	reqCtx, cancelReqs := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelReqs()
+	stopGrace := context.AfterFunc(ctx, func() { time.AfterFunc(inFlightGrace, cancelReqs) })
+	defer stopGrace()
 	start := time.Now()
 	var next atomic.Uint64
 	var wg sync.WaitGroup
@@ -95,7 +111,7 @@ func (s *clusterSource) Produce(ctx context.Context, rate int, maxLag uint64, re
 						return
 					}
 				}
-				s.update(ctx, int(n%uint64(s.objects)), n+1)
+				s.update(reqCtx, int(n%uint64(s.objects)), n+1)
 			}
 		})
 	}
@@ -105,11 +121,9 @@ func (s *clusterSource) Produce(ctx context.Context, rate int, maxLag uint64, re
 // update sets version v of object i through a merge patch.
 func (s *clusterSource) update(ctx context.Context, i int, v uint64) {
 	patch := fmt.Appendf(nil, `{"data":{"value":%q}}`, s.run+"-"+strconv.FormatUint(v, 10)+":"+s.payload)
-	// A request in flight when the load stops still completes, so that
-	// every update the informer sees is counted.
-	reqCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
-	_, err := s.cs.CoreV1().ConfigMaps(s.ns).Patch(reqCtx, objectName(i), types.MergePatchType, patch, metav1.PatchOptions{})
+	_, err := s.cs.CoreV1().ConfigMaps(s.ns).Patch(ctx, objectName(i), types.MergePatchType, patch, metav1.PatchOptions{})
 	if err != nil {
 		if s.failed.Add(1) <= 5 {
 			klog.FromContext(ctx).Error(err, "Update failed", "object", objectName(i))
@@ -121,6 +135,8 @@ func (s *clusterSource) update(ctx context.Context, i int, v uint64) {
 
 // Latest lists the demo's ConfigMaps and returns their resourceVersions.
 func (s *clusterSource) Latest(ctx context.Context) (map[string]int, error) {
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
 	list, err := s.cs.CoreV1().ConfigMaps(s.ns).List(ctx, metav1.ListOptions{LabelSelector: demoLabel + "=true"})
 	if err != nil {
 		return nil, err
