@@ -27,13 +27,18 @@ log() { echo "e2e-cluster: $*" >&2; }
 die() { log "$*"; exit 1; }
 
 # free_port prints a TCP port that nothing listens on at 127.0.0.1 and that
-# no earlier call in this state dir handed out.
+# no earlier call in this state dir handed out. It picks below the kernel's
+# ephemeral range, so that no outgoing connection (the apiservers' to etcd,
+# the tests' to the apiservers) can take a port while its server is down,
+# for example during the restart test.
 free_port() {
-	local p
+	local p low
+	low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+	((low > 21000)) || die "the ephemeral port range starts at $low: no room below it"
 	for _ in $(seq 1 200); do
-		p=$((20000 + RANDOM % 30000))
+		p=$((20000 + RANDOM % (low - 20000)))
 		if grep -qx "$p" "$state/ports" 2>/dev/null; then continue; fi
-		if [[ -n $(ss -Htln "sport = :$p") ]]; then continue; fi
+		if [[ -n $(ss -Htan "sport = :$p") ]]; then continue; fi
 		echo "$p" >>"$state/ports"
 		echo "$p"
 		return
