@@ -439,27 +439,14 @@ func (p *deltaFIFOPair) step(i int, op diffOp) {
 	t := p.t
 	t.Helper()
 	name := describeOp(i, op)
-	var cgErr, foErr error
-	switch op.kind {
-	case opAdd:
-		obj := p.world.object(op.obj)
-		cgErr, foErr = p.cg.Add(obj), p.fo.Add(obj)
-	case opUpdate:
-		obj := p.world.object(op.obj)
-		cgErr, foErr = p.cg.Update(obj), p.fo.Update(obj)
-	case opDelete:
-		obj := p.world.object(op.obj)
-		cgErr, foErr = p.cg.Delete(obj), p.fo.Delete(obj)
-	case opReplace:
-		list := p.world.list(op.list)
-		cgErr, foErr = p.cg.Replace(list, "rv"), p.fo.Replace(list, "rv")
-	case opResync:
-		cgErr, foErr = p.cg.Resync(), p.fo.Resync()
-	case opClose:
+	handled, cgErr, foErr := applyWrite(&p.world, i, op, p.cg, p.fo)
+	switch {
+	case handled:
+	case op.kind == opClose:
 		p.cg.Close()
 		p.fo.Close()
 		p.closed = true
-	case opPop, opPopFail:
+	case op.kind == opPop || op.kind == opPopFail:
 		if p.fo.Len() > 0 || p.closed {
 			p.pop(name, op.kind == opPopFail)
 		}
@@ -586,4 +573,37 @@ func TestDeltaFIFODifferentialSeeds(t *testing.T) {
 			runDeltaFIFODiff(t, data)
 		})
 	}
+}
+
+// diffWriter is the writing side of a queue; client-go's and fanout's
+// queues both have it, since its methods use only builtin types.
+type diffWriter interface {
+	Add(obj interface{}) error
+	Update(obj interface{}) error
+	Delete(obj interface{}) error
+	Replace(list []interface{}, resourceVersion string) error
+	Resync() error
+}
+
+// applyWrite applies op to both queues if it is a write (add, update,
+// delete, replace or resync) and returns their errors; handled is false
+// for any other op. A replace of step i is at resourceVersion "list-i".
+func applyWrite(w *diffWorld, i int, op diffOp, cg, fo diffWriter) (handled bool, cgErr, foErr error) {
+	switch op.kind {
+	case opAdd:
+		obj := w.object(op.obj)
+		return true, cg.Add(obj), fo.Add(obj)
+	case opUpdate:
+		obj := w.object(op.obj)
+		return true, cg.Update(obj), fo.Update(obj)
+	case opDelete:
+		obj := w.object(op.obj)
+		return true, cg.Delete(obj), fo.Delete(obj)
+	case opReplace:
+		list, rv := w.list(op.list), fmt.Sprint("list-", i)
+		return true, cg.Replace(list, rv), fo.Replace(list, rv)
+	case opResync:
+		return true, cg.Resync(), fo.Resync()
+	}
+	return false, nil, nil
 }

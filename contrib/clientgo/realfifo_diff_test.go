@@ -57,31 +57,17 @@ func (p *realFIFOPair) step(i int, op diffOp) {
 	t := p.t
 	t.Helper()
 	name := describeOp(i, op)
-	var cgErr, foErr error
-	switch op.kind {
-	case opAdd:
-		obj := p.world.object(op.obj)
-		cgErr, foErr = p.cg.Add(obj), p.fo.Add(obj)
-	case opUpdate:
-		obj := p.world.object(op.obj)
-		cgErr, foErr = p.cg.Update(obj), p.fo.Update(obj)
-	case opDelete:
-		obj := p.world.object(op.obj)
-		cgErr, foErr = p.cg.Delete(obj), p.fo.Delete(obj)
-	case opReplace:
-		list := p.world.list(op.list)
-		rv := fmt.Sprint("list-", i)
-		cgErr, foErr = p.cg.Replace(list, rv), p.fo.Replace(list, rv)
-	case opResync:
-		cgErr, foErr = p.cg.Resync(), p.fo.Resync()
-	case opBookmark:
+	handled, cgErr, foErr := applyWrite(&p.world, i, op, p.cg, p.fo)
+	switch {
+	case handled:
+	case op.kind == opBookmark:
 		rv := fmt.Sprint("bookmark-", i)
 		cgErr, foErr = p.cg.Bookmark(rv), p.fo.Bookmark(rv)
-	case opClose:
+	case op.kind == opClose:
 		p.cg.Close()
 		p.fo.Close()
 		p.closed = true
-	case opPop, opPopFail, opPopBatch, opPopBatchFail:
+	case op.kind == opPop, op.kind == opPopFail, op.kind == opPopBatch, op.kind == opPopBatchFail:
 		if p.fo.Len() > 0 || p.closed {
 			p.pop(name, op.kind)
 		}
