@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/xml"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -127,28 +125,14 @@ func checkRun(t *testing.T, cfg demo.Config, r *demo.Result) {
 // and panel).
 func checkSVG(t *testing.T, path string, wantPolylines int) {
 	t.Helper()
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec := xml.NewDecoder(bytes.NewReader(data))
-	root, polylines := "", 0
-	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("chart is not well-formed XML: %v", err)
-		}
-		if se, ok := tok.(xml.StartElement); ok {
-			if root == "" {
-				root = se.Name.Local
-			}
-			if se.Name.Local == "polyline" {
-				polylines++
-			}
-		}
+	defer f.Close()
+	root, polylines, err := demo.ChartSummary(f)
+	if err != nil {
+		t.Fatalf("chart is not well-formed XML: %v", err)
 	}
 	if root != "svg" || polylines != wantPolylines {
 		t.Errorf("chart: root <%s> with %d polylines, want <svg> with %d", root, polylines, wantPolylines)

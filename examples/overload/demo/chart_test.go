@@ -2,9 +2,6 @@ package demo
 
 import (
 	"bytes"
-	"encoding/xml"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,28 +76,14 @@ func TestChartNoRuns(t *testing.T) {
 // and panel).
 func checkSVG(t *testing.T, path string, wantPolylines int) {
 	t.Helper()
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec := xml.NewDecoder(bytes.NewReader(data))
-	root, polylines := "", 0
-	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("chart is not well-formed XML: %v", err)
-		}
-		if se, ok := tok.(xml.StartElement); ok {
-			if root == "" {
-				root = se.Name.Local
-			}
-			if se.Name.Local == "polyline" {
-				polylines++
-			}
-		}
+	defer f.Close()
+	root, polylines, err := ChartSummary(f)
+	if err != nil {
+		t.Fatalf("chart is not well-formed XML: %v", err)
 	}
 	if root != "svg" || polylines != wantPolylines {
 		t.Errorf("chart: root <%s> with %d polylines, want <svg> with %d", root, polylines, wantPolylines)
