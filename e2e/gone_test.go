@@ -26,23 +26,7 @@ func TestRelistAfterCompaction(t *testing.T) {
 	createNamespace(ctx, t, main, ns)
 	faultObjects(ctx, t, main, ns, set, 0, 40)
 
-	subjects := []*subject{
-		newFanoutSubject(t, "fanout", nocache, ns, selector, false),
-		newFanoutSubject(t, "fanout-inorder", nocache, ns, selector, true),
-		newClientGoSubject(t, "client-go", nocache, ns, selector),
-	}
-	recs := map[string]*recorder{}
-	synced := []func() bool{}
-	for _, s := range subjects {
-		recs[s.name] = newRecorder()
-		f, err := s.addHandler(recs[s.name])
-		if err != nil {
-			t.Fatal(err)
-		}
-		synced = append(synced, s.hasSynced, f)
-	}
-	startAll(t, subjects...)
-	waitSynced(t, "informers synced", synced...)
+	subjects, recs := watchAll(t, nocache, ns, selector)
 	before, err := serverState(ctx, main, selector)
 	if err != nil {
 		t.Fatal(err)

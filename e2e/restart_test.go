@@ -70,23 +70,7 @@ func TestAPIServerRestartMidWatch(t *testing.T) {
 	createNamespace(ctx, t, main, ns)
 	faultObjects(ctx, t, main, ns, set, 0, 100)
 
-	subjects := []*subject{
-		newFanoutSubject(t, "fanout", main, ns, selector, false),
-		newFanoutSubject(t, "fanout-inorder", main, ns, selector, true),
-		newClientGoSubject(t, "client-go", main, ns, selector),
-	}
-	recs := map[string]*recorder{}
-	synced := []func() bool{}
-	for _, s := range subjects {
-		recs[s.name] = newRecorder()
-		f, err := s.addHandler(recs[s.name])
-		if err != nil {
-			t.Fatal(err)
-		}
-		synced = append(synced, s.hasSynced, f)
-	}
-	startAll(t, subjects...)
-	waitSynced(t, "informers synced", synced...)
+	subjects, recs := watchAll(t, main, ns, selector)
 	touchObjects(ctx, t, main, ns, 0, 10, "before")
 	waitConverged(ctx, t, main, selector, subjects, recs)
 
