@@ -20,7 +20,7 @@ test:
 	done
 	@echo "== go test (no race) memory-bound tests"
 	@$(GO) test -count=1 -timeout 5m -run 'Memory' ./listener/ ./informer/
-	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(TEST_FUZZTIME)
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(TEST_FUZZTIME) DIFF_SEEDS=0
 
 ## demo: the main job, on an embedded simulated API source.
 demo:
@@ -30,9 +30,15 @@ demo:
 bench:
 	./hack/bench.sh $(BENCHCOUNT)
 
-## fuzz: every fuzz target for FUZZTIME each (default 10m).
+## fuzz: every fuzz target for FUZZTIME each (default 10m), then the seeded
+## informer differential test against client-go with DIFF_SEEDS seeds.
+DIFF_SEEDS ?= 1000
 fuzz:
 	@./hack/fuzz.sh $(FUZZTIME)
+	@if [ "$(DIFF_SEEDS)" != "0" ]; then \
+		echo "== informer differential test, $(DIFF_SEEDS) seeds"; \
+		cd contrib/clientgo && FANOUT_DIFF_SEEDS=$(DIFF_SEEDS) $(GO) test -count=1 -timeout 60m -run '^TestInformerDifferential$$' .; \
+	fi
 
 ## lint: gofmt check and go vet on every module.
 lint:
