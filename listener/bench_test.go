@@ -67,7 +67,8 @@ func (h *countHandler) OnDelete(any)      { h.hit() }
 // counting provider.
 // ns/op is the cost of one delivery.
 func BenchmarkDistributeMetrics(b *testing.B) {
-	for _, eng := range engines {
+	for _, v := range engines {
+		eng := v.eng
 		for _, c := range []struct {
 			name string
 			prov informermetrics.ListenerMetricsProvider
@@ -78,7 +79,9 @@ func BenchmarkDistributeMetrics(b *testing.B) {
 			{"noop-slowlog-1s", informermetrics.NoopListenerMetricsProvider{}, time.Second},
 			{"counting", &countingProvider{}, 0},
 		} {
-			b.Run(eng.String()+"/"+c.name, func(b *testing.B) {
+			b.Run(v.name+"/"+c.name, func(b *testing.B) {
+				ownQueueForTests = v.ownQueue
+				defer func() { ownQueueForTests = false }()
 				p := NewProcessor(ProcessorOptions{})
 				up := newUpstream("inf")
 				h := &countHandler{want: int64(b.N), done: make(chan struct{})}

@@ -60,20 +60,19 @@ func TestPanicSkipsItemAndWaits(t *testing.T) {
 // in a subprocess that distributes to a panicking handler.
 func TestPanicCrashesByDefault(t *testing.T) {
 	if e := os.Getenv("LISTENER_CRASH_CHILD"); e != "" {
-		eng := EngineClassic
-		if e == EngineDirect.String() {
-			eng = EngineDirect
-		}
+		v := variantNamed(t, e)
+		eng := v.eng
+		ownQueueForTests = v.ownQueue
 		p := NewProcessor(ProcessorOptions{})
 		mustListener(t, p, &panicky{}, newUpstream("inf"), Options{Engine: eng})
 		go p.Run(t.Context())
 		p.Distribute(NewAdd("boom", false), false)
 		select {} // the handler's panic ends the process
 	}
-	for _, eng := range engines {
-		t.Run(eng.String(), func(t *testing.T) {
+	for _, v := range engines {
+		t.Run(v.name, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestPanicCrashesByDefault$")
-			cmd.Env = append(os.Environ(), "LISTENER_CRASH_CHILD="+eng.String())
+			cmd.Env = append(os.Environ(), "LISTENER_CRASH_CHILD="+v.name)
 			out, err := cmd.CombinedOutput()
 			if err == nil {
 				t.Fatalf("child exited cleanly; output:\n%s", out)

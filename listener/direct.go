@@ -193,68 +193,9 @@ func (d *direct) start(wg *sync.WaitGroup) {
 		if d.workers > 1 {
 			d.runWorkers()
 		} else {
-			d.run()
+			runLoop(d.l, d.next)
 		}
 	})
-}
-
-// maxTimedGroup is the most backlogged handler calls the direct engine
-// times with one pair of clock reads.
-const maxTimedGroup = 64
-
-// run calls the handler for each notification in order until stopped.
-//
-// While more than initialBufferSize notifications are pending, handler
-// calls are timed and logged if slow, as client-go's "processorListener
-// handler" trace, but in groups, to spare a clock read per call: back-to-back
-// calls are timed together, the group doubling (up to maxTimedGroup) while
-// groups take less than the threshold, so no call in them was slow. A group
-// that reaches the threshold is logged, with its number of calls, and the
-// next group is a single call again, so a handler that stays slow is traced
-// call by call.
-func (d *direct) run() {
-	crashed := false
-	var start time.Time // when the current timed group began; zero outside a backlog
-	var calls, group int
-	var lastPending int64
-	endGroup := func() {
-		end := time.Now()
-		took := end.Sub(start)
-		d.l.traceIfSlow(start, took, lastPending, calls)
-		if took >= slowTraceThreshold {
-			group = 1
-		} else {
-			group = min(2*group, maxTimedGroup)
-		}
-		start, calls = end, 0
-	}
-	for {
-		n, pending, ok := d.next()
-		if !ok {
-			return
-		}
-		if crashed {
-			d.l.waitAfterCrash()
-			start, calls = time.Time{}, 0
-		}
-		if pending <= initialBufferSize {
-			if calls > 0 {
-				endGroup()
-			}
-			start = time.Time{}
-			crashed = d.l.deliver(n, pending, false)
-			continue
-		}
-		if start.IsZero() {
-			start, calls, group = time.Now(), 0, 1
-		}
-		crashed = d.l.deliver(n, pending, false)
-		calls++
-		lastPending = pending
-		if calls >= group {
-			endGroup()
-		}
-	}
 }
 
 func (d *direct) stop() {

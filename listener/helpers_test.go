@@ -136,15 +136,32 @@ func isClosed(ch <-chan struct{}) bool {
 	}
 }
 
-// engines are the engines every listener behaviour test runs against.
-var engines = []Engine{EngineClassic, EngineDirect}
+// engineVariant is an engine as the listener tests run it: the direct
+// engine runs both on the processor's shared log (its normal form for
+// OverflowGrow and one goroutine) and on a queue of its own (its form for
+// the other overload options).
+type engineVariant struct {
+	name     string
+	eng      Engine
+	ownQueue bool
+}
 
-// eachEngine runs f in a synctest bubble once per engine, as subtests.
+// engines are the engines every listener behaviour test runs against.
+var engines = []engineVariant{
+	{"classic", EngineClassic, false},
+	{"direct", EngineDirect, false},
+	{"direct-queue", EngineDirect, true},
+}
+
+// eachEngine runs f in a synctest bubble once per engine variant, as
+// subtests.
 func eachEngine(t *testing.T, f func(t *testing.T, eng Engine)) {
 	t.Helper()
-	for _, eng := range engines {
-		t.Run(eng.String(), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) { f(t, eng) })
+	for _, v := range engines {
+		t.Run(v.name, func(t *testing.T) {
+			ownQueueForTests = v.ownQueue
+			defer func() { ownQueueForTests = false }()
+			synctest.Test(t, func(t *testing.T) { f(t, v.eng) })
 		})
 	}
 }
@@ -155,4 +172,16 @@ func byEngine[T any](eng Engine, classic, direct T) T {
 		return direct
 	}
 	return classic
+}
+
+// variantNamed returns the engine variant called name.
+func variantNamed(t *testing.T, name string) engineVariant {
+	t.Helper()
+	for _, v := range engines {
+		if v.name == name {
+			return v
+		}
+	}
+	t.Fatalf("no engine variant %q", name)
+	return engineVariant{}
 }

@@ -92,6 +92,12 @@ type Options struct {
 	SlowHandlerThreshold time.Duration
 }
 
+// ownQueueForTests makes every direct-engine listener created while it is
+// true keep a queue of its own instead of reading the processor's shared
+// log, so that tests run the direct engine both ways. Only tests set it,
+// never concurrently with creating listeners.
+var ownQueueForTests bool
+
 // validate checks the overload options.
 func (o *Options) validate() error {
 	switch {
@@ -111,6 +117,13 @@ func (o *Options) validate() error {
 		return errors.New("listener: Workers > 1 needs a KeyFunc")
 	}
 	return nil
+}
+
+// readsLog reports whether a direct-engine listener reads the processor's
+// shared log (it buffers without bound and calls its handler from one
+// goroutine) rather than keeping a queue of its own.
+func (o *Options) readsLog() bool {
+	return o.Overflow == OverflowGrow && o.Workers <= 1 && !ownQueueForTests
 }
 
 // needsDirect reports whether an overload option requires EngineDirect.
@@ -205,9 +218,12 @@ func newListener(p *Processor, handler Handler, opts Options) (*Listener, error)
 		slowThreshold:         max(opts.SlowHandlerThreshold, 0),
 	}
 	l.metrics = newMetrics(opts.Metrics, informermetrics.ListenerID{Informer: opts.MetricsInformer, Handler: name})
-	if opts.Engine == EngineDirect || opts.needsDirect() {
+	switch {
+	case (opts.Engine == EngineDirect || opts.needsDirect()) && opts.readsLog():
+		l.engine = newLogReader(l, &p.log)
+	case opts.Engine == EngineDirect || opts.needsDirect():
 		l.engine = newDirect(l, size, opts)
-	} else {
+	default:
 		l.engine = newClassic(l, size)
 	}
 	l.determineNextResync(p.clock.Now())
@@ -251,7 +267,8 @@ func (l *Listener) Stats() Stats {
 
 // Engine returns the engine the listener runs on.
 func (l *Listener) Engine() Engine {
-	if _, ok := l.engine.(*direct); ok {
+	switch l.engine.(type) {
+	case *direct, *logReader:
 		return EngineDirect
 	}
 	return EngineClassic

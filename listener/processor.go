@@ -37,6 +37,13 @@ type Processor struct {
 	started     bool               // Run has started the listeners and not yet stopped them
 	listeners   map[*Listener]bool // value: is the listener taking sync notifications
 	ordered     []*Listener        // the listeners in the order they were added
+	queued      []*Listener        // the listeners in ordered that do not read log
+	// log is the fan-out of the listeners whose engine is a logReader.
+	// Its readers change only under mu's write lock.
+	log sharedLog
+	// logAllSync is true when every reader of log takes sync notifications,
+	// so that a sync notification can go through log.
+	logAllSync bool
 
 	wg sync.WaitGroup // the listeners' goroutines
 
@@ -95,6 +102,12 @@ func (p *Processor) AddListener(l *Listener) (started bool, err error) {
 	}
 	p.listeners[l] = true
 	p.ordered = append(p.ordered, l)
+	if r, ok := l.engine.(*logReader); ok {
+		p.log.attach(r)
+	} else {
+		p.queued = append(p.queued, l)
+	}
+	p.updateLogAllSync()
 	if p.started {
 		l.engine.start(&p.wg)
 	}
@@ -183,6 +196,11 @@ func (p *Processor) RemoveListener(handle any) error {
 	}
 	delete(p.listeners, l)
 	p.ordered = slices.DeleteFunc(p.ordered, func(m *Listener) bool { return m == l })
+	p.queued = slices.DeleteFunc(p.queued, func(m *Listener) bool { return m == l })
+	if r, ok := l.engine.(*logReader); ok {
+		p.log.detach(r)
+	}
+	p.updateLogAllSync()
 	p.forgetBlocker(l)
 	l.stop()
 	if !p.started {
@@ -206,9 +224,31 @@ func (p *Processor) Distribute(n Notification, sync bool) {
 	if len(p.ordered) > 0 {
 		at = p.now() // one clock read for every listener
 	}
-	for _, l := range p.ordered {
+	if len(p.log.readers) > 0 {
+		if !sync || p.logAllSync {
+			p.log.write(n, at)
+		} else {
+			for _, r := range p.log.readers {
+				if p.listeners[r.l] {
+					r.add(n, at)
+				}
+			}
+		}
+	}
+	for _, l := range p.queued {
 		if !sync || p.listeners[l] {
 			l.engine.add(n, at)
+		}
+	}
+}
+
+// updateLogAllSync recomputes logAllSync; mu's write lock held.
+func (p *Processor) updateLogAllSync() {
+	p.logAllSync = true
+	for _, r := range p.log.readers {
+		if !p.listeners[r.l] {
+			p.logAllSync = false
+			return
 		}
 	}
 }
@@ -234,9 +274,13 @@ func (p *Processor) Run(ctx context.Context) {
 	for l := range p.listeners {
 		p.forgetBlocker(l)
 		l.stop()
+		if r, ok := l.engine.(*logReader); ok {
+			p.log.detach(r)
+		}
 	}
 	p.listeners = nil
 	p.ordered = nil
+	p.queued = nil
 	p.started = false
 	p.startedCond.Broadcast()
 	p.mu.Unlock()
@@ -262,6 +306,7 @@ func (p *Processor) ShouldResync() bool {
 			l.determineNextResync(now)
 		}
 	}
+	p.updateLogAllSync()
 	return due
 }
 

@@ -15,7 +15,11 @@ type Stats struct {
 	// small buffer (at most 4 per worker) are not counted. The pending
 	// gauge of Options.Metrics has exactly this value.
 	Pending int64
-	// HighWater is the largest Pending seen.
+	// HighWater is the largest Pending seen. The direct engine without
+	// overload options samples it when its goroutine catches up with the
+	// notifications it knew of and when Stats is read, so a peak reached
+	// while the handler works through a backlog can be missed by what was
+	// distributed meanwhile; with Metrics set it is exact.
 	HighWater int64
 	// Spilled counts notifications that had to wait in the buffer because
 	// an earlier one had not yet been taken by the handler. It stays 0 while

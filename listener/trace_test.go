@@ -70,8 +70,11 @@ func TestBacklogTraceLogsOnlySlowCalls(t *testing.T) {
 		klog.LogToStderr(true)
 		_ = fs.Set("v", "0")
 	}()
-	for _, eng := range engines {
-		t.Run(eng.String(), func(t *testing.T) {
+	for _, v := range engines {
+		eng := v.eng
+		t.Run(v.name, func(t *testing.T) {
+			ownQueueForTests = v.ownQueue
+			defer func() { ownQueueForTests = false }()
 			before := strings.Count(out.String(), "processorListener handler")
 			synctest.Test(t, func(t *testing.T) {
 				p := NewProcessor(ProcessorOptions{})

@@ -1,0 +1,133 @@
+package listener
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// logSegmentSize is the number of notifications in one segment of a
+// shared log: the unit the writer allocates and the garbage collector frees.
+const logSegmentSize = 256
+
+// logEntry is one notification in a shared log, with the millisecond it was
+// distributed at (on the processor's clock, modulo 2^32). It takes 40 bytes,
+// like a Notification, but is stored once for all the log's readers.
+type logEntry struct {
+	obj, old any
+	atMs     uint32
+	kind     Kind
+	initial  bool
+}
+
+// notification returns the entry as a Notification.
+func (e *logEntry) notification() Notification {
+	return Notification{Obj: e.obj, OldObj: e.old, Kind: e.kind, IsInInitialList: e.initial}
+}
+
+// logSegment is a block of consecutive entries. The writer fills it and
+// links the next one before publishing that one's first entry; an entry is
+// never written again once published. Nothing but readers' cursors refers
+// to a segment the writer has left, so a segment is freed once every reader
+// has moved past it.
+type logSegment struct {
+	entries [logSegmentSize]logEntry
+	base    uint64 // sequence number of entries[0]
+	next    atomic.Pointer[logSegment]
+}
+
+// msOf converts a processor time (nanoseconds since it was created) to the
+// millisecond kept in a log entry.
+func msOf(at int64) uint32 { return uint32(at / int64(time.Millisecond)) }
+
+// sharedLog is the direct engine's fan-out for listeners that buffer without
+// bound (OverflowGrow, one goroutine): Distribute appends each notification
+// once, and every such listener reads the log through its own cursor, so a
+// notification costs one append however many handlers there are, and a
+// pending notification is stored once for all the handlers that have not
+// yet taken it.
+//
+// Readers are attached and detached under the processor's write lock, so
+// never while a Distribute is writing; mu serialises writers (Distribute
+// may be called concurrently) and guards the readers' writer-side fields.
+type sharedLog struct {
+	mu        sync.Mutex
+	tail      *logSegment
+	tailN     int           // entries used in tail
+	published atomic.Uint64 // entries written; entry s is readable once published > s
+	readers   []*logReader
+}
+
+// attach adds r, its cursor at the end of the log.
+func (g *sharedLog) attach(r *logReader) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.ensureTail()
+	r.seg, r.idx = g.tail, g.tailN
+	r.seq = g.published.Load()
+	r.pub = r.seq
+	r.startSeq = r.seq
+	r.lastConsumed = r.seq
+	r.consumed.Store(r.seq)
+	r.curSeg.Store(g.tail)
+	g.readers = append(g.readers, r)
+}
+
+// detach removes r; with no readers left the log lets go of its entries.
+func (g *sharedLog) detach(r *logReader) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.readers = slices.DeleteFunc(g.readers, func(x *logReader) bool { return x == r })
+	if len(g.readers) == 0 {
+		g.tail, g.tailN = nil, 0
+	}
+}
+
+// ensureTail makes sure the tail segment has room for one entry; g.mu held.
+func (g *sharedLog) ensureTail() {
+	if g.tail != nil && g.tailN < logSegmentSize {
+		return
+	}
+	seg := &logSegment{base: g.published.Load()}
+	if g.tail != nil {
+		g.tail.next.Store(seg)
+	}
+	g.tail, g.tailN = seg, 0
+}
+
+// refreshBatch is how many readers write remembers, without allocating,
+// for a pending-count refresh after it lets go of its lock.
+const refreshBatch = 8
+
+// write appends n, distributed at processor time at, for every reader,
+// wakes the readers that sleep, and refreshes the pending count of those
+// whose backlog may have crossed a threshold or reached a new high. The
+// refresh runs after the lock is released: it may log and set metrics.
+func (g *sharedLog) write(n Notification, at int64) {
+	var buf [refreshBatch]*logReader
+	refresh := buf[:0]
+	g.mu.Lock()
+	if len(g.readers) == 0 {
+		g.mu.Unlock()
+		return
+	}
+	g.ensureTail()
+	g.tail.entries[g.tailN] = logEntry{obj: n.Obj, old: n.OldObj, atMs: msOf(at), kind: n.Kind, initial: n.IsInInitialList}
+	g.tailN++
+	if n.initialListAdd() {
+		for _, r := range g.readers {
+			r.l.syncTracker.Start()
+		}
+	}
+	pub := g.published.Add(1)
+	for _, r := range g.readers {
+		if r.written(pub) {
+			refresh = append(refresh, r)
+		}
+	}
+	g.mu.Unlock()
+	for _, r := range refresh {
+		r.refresh(false)
+	}
+}
