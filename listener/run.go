@@ -61,4 +61,3 @@ func runLoop(l *Listener, next func() (n Notification, pending int64, ok bool)) 
 		}
 	}
 }
-
