@@ -61,8 +61,13 @@ type DeltaFIFO struct {
 	cond sync.Cond
 	// items holds the pending Deltas of each queued key; never empty.
 	items map[string]Deltas
-	// queue holds each key of items once, in first-enqueue order.
+	// itemsPeak is the largest size items has grown or been allocated to;
+	// a map never shrinks, so a large one is dropped once it drains.
+	itemsPeak int
+	// queue[head:] holds each key of items once, in first-enqueue order;
+	// queue[:head] are popped slots, cleared.
 	queue  []string
+	head   int
 	sync   initialSync
 	closed bool
 }
@@ -173,7 +178,7 @@ func (f *DeltaFIFO) IsClosed() bool {
 func (f *DeltaFIFO) ListKeys() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]string(nil), f.queue...)
+	return append([]string(nil), f.queue[f.head:]...)
 }
 
 // GetByKey returns a copy of the Deltas queued for key. exists is false if
@@ -193,5 +198,5 @@ func (f *DeltaFIFO) GetByKey(key string) (item interface{}, exists bool, err err
 func (f *DeltaFIFO) Len() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return len(f.queue)
+	return len(f.queue) - f.head
 }

@@ -42,7 +42,8 @@ func (f *DeltaFIFO) Delete(obj interface{}) error {
 			return nil
 		}
 	}
-	return f.queueLocked(Deleted, Deleted, obj)
+	_, err = f.queueKeyLocked(key, Deleted, Deleted, obj)
+	return err
 }
 
 // queueLocked appends a delta of type emit for obj to its key's Deltas and
@@ -56,20 +57,32 @@ func (f *DeltaFIFO) queueLocked(emit, as DeltaType, obj interface{}) error {
 	if err != nil {
 		return KeyError{Obj: obj, Err: err}
 	}
+	_, err = f.queueKeyLocked(key, emit, as, obj)
+	return err
+}
+
+// queueKeyLocked is queueLocked for an object whose key is already known.
+// It reports whether the key was already queued.
+func (f *DeltaFIFO) queueKeyLocked(key string, emit, as DeltaType, obj interface{}) (queued bool, err error) {
 	if f.transformer != nil && as != Sync {
 		if _, tomb := obj.(DeletedFinalStateUnknown); !tomb {
 			if obj, err = f.transformer(obj); err != nil {
-				return err
+				return false, err
 			}
 		}
 	}
 	old, queued := f.items[key]
-	f.items[key] = collapseDeletions(append(old, Delta{Type: emit, Object: obj}))
-	if !queued {
-		f.queue = append(f.queue, key)
+	if queued {
+		f.items[key] = collapseDeletions(append(old, Delta{Type: emit, Object: obj}))
+	} else {
+		f.items[key] = Deltas{{Type: emit, Object: obj}}
+		if n := len(f.items); n > f.itemsPeak {
+			f.itemsPeak = n
+		}
+		f.pushLocked(key)
 	}
 	f.cond.Broadcast()
-	return nil
+	return queued, nil
 }
 
 // collapseDeletions merges the last two deltas of d when both are

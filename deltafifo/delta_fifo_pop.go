@@ -23,24 +23,22 @@ import (
 func (f *DeltaFIFO) Pop(process PopProcessFunc) (interface{}, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for len(f.queue) == 0 {
+	for len(f.queue) == f.head {
 		if f.closed {
 			return nil, ErrFIFOClosed
 		}
 		f.cond.Wait()
 	}
 	initial := !f.sync.hasSynced()
-	key := f.queue[0]
-	f.queue[0] = ""
-	f.queue = f.queue[1:]
-	depth := len(f.queue)
+	key, deltas := f.popLocked()
+	depth := len(f.queue) - f.head
 	f.sync.delivered(1)
-	item := f.items[key]
-	delete(f.items, key)
 	if depth > 10 {
 		defer traceSlowPop(time.Now(), key, depth)
 	}
-	// The caller owns item from here on; nothing else refers to it.
+	// The caller owns the Deltas from here on; nothing else refers to
+	// them. They are boxed once, for both the process call and the result.
+	var item interface{} = deltas
 	return item, process(item, initial)
 }
 

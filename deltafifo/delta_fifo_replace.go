@@ -22,26 +22,49 @@ func (f *DeltaFIFO) Replace(list []interface{}, _ string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 
-	listed := make(map[string]struct{}, len(list))
+	// before maps each key queued before this Replace to whether list
+	// has it; the keys list adds are counted in added. Every listed key
+	// is queued once the list is, so a key that is neither listed nor
+	// queued before is not queued afterwards: that is how the loops below
+	// tell listed keys apart without a set of all of them.
+	var before map[string]bool
+	if n := len(f.queue) - f.head; n > 0 {
+		before = make(map[string]bool, n)
+		for _, key := range f.queue[f.head:] {
+			before[key] = false
+		}
+	}
+	f.reserveLocked(len(list))
+	added := 0
 	for _, obj := range list {
 		key, err := f.KeyOf(obj)
 		if err != nil {
 			return KeyError{Obj: obj, Err: err}
 		}
-		listed[key] = struct{}{}
-		if err := f.queueLocked(f.replaceType, Replaced, obj); err != nil {
+		queued, err := f.queueKeyLocked(key, f.replaceType, Replaced, obj)
+		if err != nil {
 			return fmt.Errorf("couldn't enqueue object: %v", err)
+		}
+		switch {
+		case !queued:
+			added++
+		case before != nil:
+			if _, ok := before[key]; ok {
+				before[key] = true
+			}
 		}
 	}
 
+	listed := added
 	tombstones := 0
-	// The keys visited here are all queued already, so the order of the
+	// The keys visited here were all queued before, so the order of the
 	// map iteration does not change the order of the queue.
-	for key, deltas := range f.items {
-		if _, ok := listed[key]; ok {
+	for key, wasListed := range before {
+		if wasListed {
+			listed++
 			continue
 		}
-		last := deltas.Newest().Object
+		last := f.items[key].Newest().Object
 		if tomb, ok := last.(DeletedFinalStateUnknown); ok {
 			last = tomb.Obj
 		}
@@ -53,9 +76,7 @@ func (f *DeltaFIFO) Replace(list []interface{}, _ string) error {
 
 	if f.known != nil {
 		for _, key := range f.known.ListKeys() {
-			if _, ok := listed[key]; ok {
-				continue
-			}
+			// Listed keys and keys queued before are queued now.
 			if len(f.items[key]) > 0 {
 				continue
 			}
@@ -75,7 +96,7 @@ func (f *DeltaFIFO) Replace(list []interface{}, _ string) error {
 		}
 	}
 
-	f.sync.populate(len(listed) + tombstones)
+	f.sync.populate(listed + tombstones)
 	return nil
 }
 
@@ -116,7 +137,7 @@ func (f *DeltaFIFO) resyncKeyLocked(k string) error {
 	if len(f.items[key]) > 0 {
 		return nil
 	}
-	if err := f.queueLocked(Sync, Sync, obj); err != nil {
+	if _, err := f.queueKeyLocked(key, Sync, Sync, obj); err != nil {
 		return fmt.Errorf("couldn't queue object: %v", err)
 	}
 	return nil
