@@ -174,8 +174,7 @@ func (c *cache) upsert(obj interface{}) (old interface{}, existed bool, err erro
 	if err != nil {
 		return nil, false, err
 	}
-	old, existed = c.storage.Get(key)
-	return old, existed, c.storage.put(key, stored)
+	return c.storage.upsert(key, stored)
 }
 
 // Delete removes the object with obj's key and records obj's resource

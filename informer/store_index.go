@@ -33,6 +33,9 @@ type indexChange struct {
 	oldUnknown bool
 }
 
+// empty reports whether there is no index to maintain.
+func (s *storeIndex) empty() bool { return len(s.indexers) == 0 }
+
 // plan computes, for every index, the values of key's old and new object.
 // A nil object has no values. It fails only if an index function fails on
 // newObj; the result is valid until the next call.

@@ -103,6 +103,7 @@ func newThreadSafeMap(indexers Indexers, indices Indices, opts ...ThreadSafeStor
 	for _, opt := range opts {
 		opt(m)
 	}
+	_, m.rvMetricOff = m.rvMetric.(informermetrics.Noop)
 	return m
 }
 
@@ -118,6 +119,9 @@ type threadSafeMap struct {
 	// rvMetric receives rv; it is set under mu so that values arrive in
 	// order. Written once, at construction.
 	rvMetric GaugeMetric
+	// rvMetricOff is set when rvMetric is a no-op, so that a write does
+	// not parse its resource version for nothing.
+	rvMetricOff bool
 }
 
 var _ ThreadSafeStoreWithTransaction = &threadSafeMap{}
@@ -137,20 +141,40 @@ func (m *threadSafeMap) Update(key string, obj interface{}) {
 // put stores obj under key and records its resource version, or leaves
 // the store unchanged and returns the error of an index function.
 func (m *threadSafeMap) put(key string, obj interface{}) error {
+	_, _, err := m.upsert(key, obj)
+	return err
+}
+
+// upsert is put that also returns the object key held before, under the
+// same lock.
+func (m *threadSafeMap) upsert(key string, obj interface{}) (old interface{}, existed bool, err error) {
 	rv, hasRV := resourceVersionOf(obj)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := m.putLocked(key, obj); err != nil {
-		return err
+	old, existed = m.items[key]
+	if err := m.replaceLocked(key, old, obj); err != nil {
+		return nil, false, err
 	}
 	if hasRV {
 		m.setRVLocked(rv)
 	}
-	return nil
+	return old, existed, nil
 }
 
+// putLocked stores obj under key, or returns the error of an index
+// function.
 func (m *threadSafeMap) putLocked(key string, obj interface{}) error {
-	changes, err := m.index.plan(key, m.items[key], obj)
+	return m.replaceLocked(key, m.items[key], obj)
+}
+
+// replaceLocked stores obj under key in place of old, the object stored
+// there (nil for none), or returns the error of an index function.
+func (m *threadSafeMap) replaceLocked(key string, old, obj interface{}) error {
+	if m.index.empty() {
+		m.items[key] = obj
+		return nil
+	}
+	changes, err := m.index.plan(key, old, obj)
 	if err != nil {
 		return err
 	}
@@ -428,6 +452,9 @@ func (m *threadSafeMap) Resync() error { return nil }
 // setRVLocked records rv and reports it to the metric when it is a number.
 func (m *threadSafeMap) setRVLocked(rv string) {
 	m.rv = rv
+	if m.rvMetricOff {
+		return
+	}
 	if v, err := rvForMetric(rv); err == nil {
 		m.rvMetric.Set(float64(v))
 	}
