@@ -1,0 +1,356 @@
+package listener
+
+import (
+	"fmt"
+	"strconv"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	clocktesting "k8s.io/utils/clock/testing"
+)
+
+// readsSharedLog reports whether l's engine is a reader of the processor's
+// shared log.
+func readsSharedLog(l *Listener) bool {
+	_, ok := l.engine.(*logReader)
+	return ok
+}
+
+// wantEngineForm fails unless l reads the shared log exactly when the
+// current engine variant is the direct engine on the log, so that a test
+// meant for the log does run on it.
+func wantEngineForm(t *testing.T, eng Engine, ls ...*Listener) {
+	t.Helper()
+	want := eng == EngineDirect && !ownQueueForTests
+	for i, l := range ls {
+		if got := readsSharedLog(l); got != want {
+			t.Fatalf("listener %d reads the shared log = %v, want %v", i, got, want)
+		}
+	}
+}
+
+// addCalls returns the recorder strings of NewAdd(i, false) for i in
+// [from, to).
+func addCalls(from, to int) []string {
+	var s []string
+	for i := from; i < to; i++ {
+		s = append(s, "add "+strconv.Itoa(i)+" false")
+	}
+	return s
+}
+
+// Three handlers get every notification once, in order, across several
+// segment boundaries, including one that is stalled in its first call while
+// the first half is distributed.
+func TestSharedLogOrderAcrossSegments(t *testing.T) {
+	eachEngine(t, func(t *testing.T, eng Engine) {
+		p := NewProcessor(ProcessorOptions{})
+		up := newUpstream("inf")
+		g := newGate("add 0 false")
+		recs := []*recorder{{}, {before: g.wait}, {}}
+		var ls []*Listener
+		for _, r := range recs {
+			ls = append(ls, mustListener(t, p, r, up, Options{Engine: eng}))
+		}
+		wantEngineForm(t, eng, ls...)
+		stop := runProcessor(p)
+		defer stop()
+
+		const total = 3*logSegmentSize + 7
+		const half = total / 2
+		for i := range half {
+			p.Distribute(NewAdd(i, false), false)
+		}
+		synctest.Wait()
+		wantCalls(t, "first", recs[0].got(), addCalls(0, half))
+		wantCalls(t, "stalled", recs[1].got(), nil)
+		if s := ls[1].Stats(); s.Pending != half-1 || s.Delivered != 1 {
+			t.Fatalf("stalled stats = %+v, want Pending %d, Delivered 1", s, half-1)
+		}
+		g.release("add 0 false")
+		for i := half; i < total; i++ {
+			p.Distribute(NewAdd(i, false), false)
+		}
+		synctest.Wait()
+		for i, r := range recs {
+			wantCalls(t, fmt.Sprintf("handler %d", i), r.got(), addCalls(0, total))
+			if s := ls[i].Stats(); s.Pending != 0 || s.Delivered != total || s.OldestPendingAge != 0 {
+				t.Fatalf("handler %d stats = %+v, want Pending 0, Delivered %d", i, s, total)
+			}
+		}
+	})
+}
+
+// A sync notification that only some log readers take goes to their
+// private queues and is delivered exactly between the log entries it was
+// distributed between; once every reader is marked, sync notifications go
+// through the log to all of them.
+func TestSharedLogPartialResyncOrder(t *testing.T) {
+	eachEngine(t, func(t *testing.T, eng Engine) {
+		start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		clk := clocktesting.NewFakeClock(start)
+		p := NewProcessor(ProcessorOptions{Clock: clk})
+		up := newUpstream("inf")
+		g := newGate("update u1 u1")
+		r10 := &recorder{before: g.wait}
+		r30 := &recorder{}
+		l10 := mustListener(t, p, r10, up, Options{Engine: eng, RequestedResyncPeriod: 10 * time.Second, ResyncPeriod: 10 * time.Second})
+		l30 := mustListener(t, p, r30, up, Options{Engine: eng, RequestedResyncPeriod: 30 * time.Second, ResyncPeriod: 30 * time.Second})
+		wantEngineForm(t, eng, l10, l30)
+		stop := runProcessor(p)
+		defer stop()
+
+		d := func(v string, sync bool) { p.Distribute(NewUpdate(v, v), sync) }
+		d("u1", false) // r10 stalls on it: everything after is pending
+		synctest.Wait()
+		if p.ShouldResync() {
+			t.Fatal("ShouldResync() at 0s = true")
+		}
+		d("s0", true) // nobody is marked
+		clk.Step(10 * time.Second)
+		if !p.ShouldResync() {
+			t.Fatal("ShouldResync() at 10s = false")
+		}
+		d("u2", false)
+		d("s1", true) // r10 only
+		d("u3", false)
+		d("s2", true)
+		d("s3", true)
+		d("u4", false)
+		synctest.Wait()
+		if s := l10.Stats(); s.Pending != 6 || s.HighWater != 6 {
+			t.Fatalf("stalled r10 stats = %+v, want Pending 6, HighWater 6", s)
+		}
+		wantCalls(t, "30s before release", r30.got(), []string{"update u1 u1", "update u2 u2", "update u3 u3", "update u4 u4"})
+		g.release("update u1 u1")
+		synctest.Wait()
+
+		clk.Step(20 * time.Second) // t=30s: both due
+		if !p.ShouldResync() {
+			t.Fatal("ShouldResync() at 30s = false")
+		}
+		d("s4", true) // both marked: through the log
+		d("u5", false)
+		clk.Step(5 * time.Second) // t=35s: nothing due
+		if p.ShouldResync() {
+			t.Fatal("ShouldResync() at 35s = true")
+		}
+		d("s5", true) // nobody
+		d("u6", false)
+		synctest.Wait()
+
+		var want10, want30 []string
+		for _, v := range []string{"u1", "u2", "s1", "u3", "s2", "s3", "u4", "s4", "u5", "u6"} {
+			want10 = append(want10, "update "+v+" "+v)
+		}
+		for _, v := range []string{"u1", "u2", "u3", "u4", "s4", "u5", "u6"} {
+			want30 = append(want30, "update "+v+" "+v)
+		}
+		wantCalls(t, "10s", r10.got(), want10)
+		wantCalls(t, "30s", r30.got(), want30)
+		if s := l10.Stats(); s.Pending != 0 || s.Delivered != uint64(len(want10)) {
+			t.Fatalf("r10 stats = %+v, want Pending 0, Delivered %d", s, len(want10))
+		}
+	})
+}
+
+// A listener added while the processor runs gets its replay first, then
+// only what was distributed after it joined; a replay Add made between two
+// Distribute calls lands between their notifications.
+func TestSharedLogLateListenerReplay(t *testing.T) {
+	eachEngine(t, func(t *testing.T, eng Engine) {
+		p := NewProcessor(ProcessorOptions{})
+		up := newUpstream("inf")
+		early := &recorder{}
+		le := mustListener(t, p, early, up, Options{Engine: eng})
+		stop := runProcessor(p)
+		defer stop()
+		up.sync()
+		for _, o := range []string{"e1", "e2"} {
+			p.Distribute(NewAdd(o, false), false)
+		}
+		synctest.Wait()
+
+		g := newGate("add x true")
+		late := &recorder{before: g.wait}
+		ll, err := p.NewListener(late, Options{Engine: eng, UpstreamHasSynced: up})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if started, err := p.AddListener(ll); err != nil || !started {
+			t.Fatalf("AddListener = %v, %v; want true, nil", started, err)
+		}
+		wantEngineForm(t, eng, le, ll)
+		ll.Add(NewAdd("x", true))
+		ll.Add(NewAdd("y", true))
+		p.Distribute(NewAdd("e3", false), false)
+		ll.Add(NewAdd("z", true)) // between e3 and e4
+		p.Distribute(NewAdd("e4", false), false)
+		p.StartWatchSynced(ll)
+		synctest.Wait()
+		if s := ll.Stats(); s.Pending != 4 || s.Delivered != 1 {
+			t.Fatalf("late stats while stalled = %+v, want Pending 4, Delivered 1", s)
+		}
+		if ll.HasSynced() {
+			t.Fatal("late listener synced while its replay is being handled")
+		}
+		g.release("add x true")
+		synctest.Wait()
+		if !ll.HasSynced() {
+			t.Fatal("late listener not synced after its replay")
+		}
+		p.Distribute(NewAdd("e5", false), false)
+		synctest.Wait()
+		wantCalls(t, "late", late.got(), []string{"add x true", "add y true", "add e3 false", "add z true", "add e4 false", "add e5 false"})
+		wantCalls(t, "early", early.got(), []string{"add e1 false", "add e2 false", "add e3 false", "add e4 false", "add e5 false"})
+	})
+}
+
+// statsSnapshot is what TestSharedLogStatsMatchQueue compares between the
+// engine variants.
+type statsSnapshot struct {
+	stalled, drained Stats
+}
+
+// A log reader's Stats match the direct engine's own queue: the one in the
+// handler is not pending, each later notification spilled, the oldest
+// pending age is the time since the oldest one's distribution rounded down
+// to the millisecond, and everything is 0 again once drained.
+func TestSharedLogStatsMatchQueue(t *testing.T) {
+	const k = logSegmentSize + 10 // the cursor's segment is not the tail
+	run := func(t *testing.T, name string) statsSnapshot {
+		v := variantNamed(t, name)
+		var snap statsSnapshot
+		t.Run(name, func(t *testing.T) {
+			ownQueueForTests = v.ownQueue
+			defer func() { ownQueueForTests = false }()
+			synctest.Test(t, func(t *testing.T) {
+				p := NewProcessor(ProcessorOptions{})
+				g := newGate("add 0 false")
+				r := &recorder{before: g.wait}
+				l := mustListener(t, p, r, newUpstream("inf"), Options{Engine: v.eng})
+				wantEngineForm(t, v.eng, l)
+				stop := runProcessor(p)
+				defer stop()
+
+				// A notification handled at once: pending for an instant
+				// (high water 1), never spilled.
+				p.Distribute(NewAdd(-1, false), false)
+				synctest.Wait()
+				if s := l.Stats(); s != (Stats{HighWater: 1, Delivered: 1}) {
+					t.Fatalf("after one handled: %+v, want HighWater 1, Delivered 1", s)
+				}
+				time.Sleep(time.Second)
+				p.Distribute(NewAdd(0, false), false) // the handler stalls on it
+				synctest.Wait()
+				time.Sleep(3*time.Second + 700*time.Microsecond)
+				for i := 1; i < k; i++ {
+					p.Distribute(NewAdd(i, false), false) // at 4.0007s
+				}
+				time.Sleep(2*time.Second + 500*time.Microsecond) // now 6.0012s
+				snap.stalled = l.Stats()
+				want := Stats{Pending: k - 1, HighWater: k - 1, Spilled: k - 1, Delivered: 2, OldestPendingAge: 2*time.Second + 1200*time.Microsecond}
+				if snap.stalled != want {
+					t.Fatalf("stalled:\n got  %+v\n want %+v", snap.stalled, want)
+				}
+				g.release("add 0 false")
+				synctest.Wait()
+				wantCalls(t, "handler", r.got(), append([]string{"add -1 false"}, addCalls(0, k)...))
+				snap.drained = l.Stats()
+				want = Stats{HighWater: k - 1, Spilled: k - 1, Delivered: k + 1}
+				if snap.drained != want {
+					t.Fatalf("drained:\n got  %+v\n want %+v", snap.drained, want)
+				}
+				// Keeping up again spills nothing more.
+				p.Distribute(NewAdd(k, false), false)
+				synctest.Wait()
+				if s := l.Stats(); s.Spilled != k-1 || s.Pending != 0 || s.Delivered != k+2 {
+					t.Fatalf("kept up: %+v, want Spilled %d, Pending 0, Delivered %d", s, k-1, k+2)
+				}
+			})
+		})
+		return snap
+	}
+	logged := run(t, "direct")
+	queued := run(t, "direct-queue")
+	if logged != queued {
+		t.Fatalf("log reader stats differ from the own queue's:\n log   %+v\n queue %+v", logged, queued)
+	}
+}
+
+// Removing one log reader while others keep reading stops its calls and
+// closes its ShutdownChan once its call in progress returns; the others get
+// everything in order. Removing the last reader and adding a new one
+// restarts the log.
+func TestSharedLogRemoveReader(t *testing.T) {
+	eachEngine(t, func(t *testing.T, eng Engine) {
+		p := NewProcessor(ProcessorOptions{})
+		up := newUpstream("inf")
+		g := newGate("add 3 false")
+		ra, rb, rc := &recorder{}, &recorder{before: g.wait}, &recorder{}
+		la := mustListener(t, p, ra, up, Options{Engine: eng})
+		lb := mustListener(t, p, rb, up, Options{Engine: eng})
+		lc := mustListener(t, p, rc, up, Options{Engine: eng})
+		wantEngineForm(t, eng, la, lb, lc)
+		stop := runProcessor(p)
+		defer stop()
+
+		for i := range 6 {
+			p.Distribute(NewAdd(i, false), false)
+		}
+		synctest.Wait() // b is in its call for 3
+		if err := p.RemoveListener(lb); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if isClosed(lb.ShutdownChan()) {
+			t.Fatal("removed listener's ShutdownChan closed during its handler call")
+		}
+		const total = 2*logSegmentSize + 3
+		for i := 6; i < total/2; i++ {
+			p.Distribute(NewAdd(i, false), false)
+		}
+		g.release("add 3 false")
+		synctest.Wait()
+		if !isClosed(lb.ShutdownChan()) {
+			t.Fatal("removed listener's ShutdownChan not closed after its call returned")
+		}
+		for i := total / 2; i < total; i++ {
+			p.Distribute(NewAdd(i, false), false)
+		}
+		synctest.Wait()
+		wantCalls(t, "removed", rb.got(), addCalls(0, 4))
+		wantCalls(t, "a", ra.got(), addCalls(0, total))
+		wantCalls(t, "c", rc.got(), addCalls(0, total))
+		if s := lb.Stats(); s.Pending != 0 || s.Delivered != 4 || s.OldestPendingAge != 0 {
+			t.Fatalf("removed stats = %+v, want Pending 0, Delivered 4", s)
+		}
+
+		for _, l := range []*Listener{la, lc} {
+			if err := p.RemoveListener(l); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p.Distribute(NewAdd("lost", false), false) // nobody listens
+		synctest.Wait()
+		for _, l := range []*Listener{la, lc} {
+			if !isClosed(l.ShutdownChan()) {
+				t.Fatal("ShutdownChan of a removed idle listener not closed")
+			}
+		}
+		rd := &recorder{}
+		ld := mustListener(t, p, rd, up, Options{Engine: eng})
+		wantEngineForm(t, eng, ld)
+		for i := range logSegmentSize + 2 {
+			p.Distribute(NewAdd(total+i, false), false)
+		}
+		synctest.Wait()
+		wantCalls(t, "new", rd.got(), addCalls(total, total+logSegmentSize+2))
+		wantCalls(t, "a after removal", ra.got(), addCalls(0, total))
+		if s := ld.Stats(); s.Pending != 0 || s.Delivered != logSegmentSize+2 {
+			t.Fatalf("new listener stats = %+v, want Pending 0, Delivered %d", s, logSegmentSize+2)
+		}
+	})
+}
+
