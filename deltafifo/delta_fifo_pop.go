@@ -23,23 +23,49 @@ import (
 func (f *DeltaFIFO) Pop(process PopProcessFunc) (interface{}, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for len(f.queue) == f.head {
-		if f.closed {
-			return nil, ErrFIFOClosed
-		}
-		f.cond.Wait()
+	key, deltas, initial, ok := f.popWaitLocked()
+	if !ok {
+		return nil, ErrFIFOClosed
 	}
-	initial := !f.sync.hasSynced()
-	key, deltas := f.popLocked()
-	depth := len(f.queue) - f.head
-	f.sync.delivered(1)
-	if depth > 10 {
+	if depth := len(f.queue) - f.head; depth > 10 {
 		defer traceSlowPop(time.Now(), key, depth)
 	}
 	// The caller owns the Deltas from here on; nothing else refers to
 	// them. They are boxed once, for both the process call and the result.
 	var item interface{} = deltas
 	return item, process(item, initial)
+}
+
+// PopKeyed is Pop for a consumer that wants the key: process is given the
+// key the Deltas were queued under. It saves the consumer a key
+// computation and Pop the boxing of its result. It is a fanout addition.
+func (f *DeltaFIFO) PopKeyed(process KeyedProcessFunc) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	key, deltas, initial, ok := f.popWaitLocked()
+	if !ok {
+		return ErrFIFOClosed
+	}
+	if depth := len(f.queue) - f.head; depth > 10 {
+		defer traceSlowPop(time.Now(), key, depth)
+	}
+	return process(key, true, deltas, initial)
+}
+
+// popWaitLocked waits until a key is queued and pops it, counting it as
+// delivered for HasSynced. initial tells whether it was part of the
+// initial population. ok is false when the queue is closed and empty.
+func (f *DeltaFIFO) popWaitLocked() (key string, deltas Deltas, initial, ok bool) {
+	for len(f.queue) == f.head {
+		if f.closed {
+			return "", nil, false, false
+		}
+		f.cond.Wait()
+	}
+	initial = !f.sync.hasSynced()
+	key, deltas = f.popLocked()
+	f.sync.delivered(1)
+	return key, deltas, initial, true
 }
 
 // slowProcessThreshold is how long a process call with more than 10 keys

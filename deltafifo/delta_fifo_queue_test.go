@@ -74,3 +74,47 @@ func TestDeltaFIFOQueueShrinksAfterLargeDrain(t *testing.T) {
 		})
 	}
 }
+
+// PopKeyed pops what Pop pops, in the same order and with the same
+// initial-list flag, and gives the key the Deltas were queued under.
+func TestDeltaFIFOPopKeyed(t *testing.T) {
+	build := func() *DeltaFIFO {
+		f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{KeyFunction: tkey, KnownObjects: knownOf(o("gone", 1)), EmitDeltaTypeReplaced: true})
+		require.NoError(t, f.Add(o("queued", 1)))
+		require.NoError(t, f.Replace([]interface{}{o("a", 1), o("b", 1)}, "1"))
+		require.NoError(t, f.Update(o("a", 2)))
+		require.NoError(t, f.Delete(o("b", 2)))
+		return f
+	}
+	type rec struct {
+		key     string
+		deltas  Deltas
+		initial bool
+	}
+	plain, keyed := build(), build()
+	var want, got []rec
+	for plain.Len() > 0 {
+		_, err := plain.Pop(func(obj interface{}, initial bool) error {
+			key, err := plain.KeyOf(obj)
+			require.NoError(t, err)
+			want = append(want, rec{key, obj.(Deltas), initial})
+			return nil
+		})
+		require.NoError(t, err)
+	}
+	for keyed.Len() > 0 {
+		require.NoError(t, keyed.PopKeyed(func(key string, ok bool, deltas []Delta, initial bool) error {
+			require.True(t, ok)
+			got = append(got, rec{key, append(Deltas(nil), deltas...), initial})
+			return nil
+		}))
+	}
+	require.Len(t, want, 4) // queued, a, b, and gone's tombstone
+	require.Equal(t, want, got)
+
+	keyed.Close()
+	require.ErrorIs(t, keyed.PopKeyed(func(string, bool, []Delta, bool) error {
+		t.Fatal("process called on a closed, empty queue")
+		return nil
+	}), ErrFIFOClosed)
+}

@@ -78,13 +78,31 @@ type RealFIFO struct {
 	metrics          informermetrics.FIFOMetrics
 	batchSize        int
 	unlockQueueLimit int
+	// latencyOn is false when the processing-latency metric is a no-op,
+	// so that process calls need not be timed for it.
+	latencyOn bool
 
 	mu   sync.Mutex // guards the fields below; cond.L is &mu
 	cond sync.Cond
 	// items are the queued deltas, oldest first.
-	items  []Delta
+	items []Delta
+	// keys[i] is the key of items[i], computed when it was queued.
+	keys   []itemKey
 	sync   initialSync
 	closed bool
+	// scratch and scratchKeys are lent to one keyed pop at a time
+	// (scratchBusy), so that a keyed pop allocates nothing.
+	scratch     []Delta
+	scratchKeys []string
+	scratchBusy bool
+}
+
+// itemKey is the key of a queued delta; ok is false for a delta without
+// one (the unkeyed deltas of AtomicEvents, or a delta whose transformed
+// object has no key).
+type itemKey struct {
+	key string
+	ok  bool
 }
 
 // Compile-time checks of the interfaces RealFIFO implements.
@@ -153,6 +171,8 @@ func NewRealFIFOWithOptions(opts RealFIFOOptions) *RealFIFO {
 	}
 	f.logger = klog.LoggerWithName(f.logger, f.name)
 	f.cond.L = &f.mu
+	_, noLatency := f.metrics.ProcessingLatency.(informermetrics.Noop)
+	f.latencyOn = !noLatency
 	return f
 }
 

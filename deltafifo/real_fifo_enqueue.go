@@ -35,32 +35,45 @@ func (f *RealFIFO) Bookmark(resourceVersion string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.items = append(f.items, Delta{Type: Bookmark, Object: BookmarkInfo{ResourceVersion: resourceVersion}})
+	f.keys = append(f.keys, itemKey{})
 	f.cond.Broadcast()
 	return nil
 }
 
 // appendLocked queues a delta of type t for obj. The object must have a
 // key. It is transformed first when transform is true and obj is not a
-// DeletedFinalStateUnknown.
+// DeletedFinalStateUnknown; the key kept with the delta is then the
+// transformed object's, which is the one client-go computes when it pops
+// it (if the transformed object has none, the delta is kept without key).
 func (f *RealFIFO) appendLocked(t DeltaType, obj interface{}, transform bool) error {
-	if _, err := f.keyOf(obj); err != nil {
+	key, err := f.keyOf(obj)
+	if err != nil {
 		return KeyError{Obj: obj, Err: err}
 	}
 	if transform && f.transformer != nil {
 		if _, tomb := obj.(DeletedFinalStateUnknown); !tomb {
-			var err error
 			if obj, err = f.transformer(obj); err != nil {
 				return err
 			}
+			if key, err = f.keyOf(obj); err != nil {
+				f.pushKeyedLocked(itemKey{}, Delta{Type: t, Object: obj})
+				return nil
+			}
 		}
 	}
-	f.pushLocked(Delta{Type: t, Object: obj})
+	f.pushKeyedLocked(itemKey{key: key, ok: true}, Delta{Type: t, Object: obj})
 	return nil
 }
 
-// pushLocked appends d, wakes Pop and updates the queue-length metric.
-func (f *RealFIFO) pushLocked(d Delta) {
+// pushLocked appends d, an unkeyed delta, wakes Pop and updates the
+// queue-length metric.
+func (f *RealFIFO) pushLocked(d Delta) { f.pushKeyedLocked(itemKey{}, d) }
+
+// pushKeyedLocked appends d with its key, wakes Pop and updates the
+// queue-length metric.
+func (f *RealFIFO) pushKeyedLocked(key itemKey, d Delta) {
 	f.items = append(f.items, d)
+	f.keys = append(f.keys, key)
 	f.cond.Broadcast()
 	f.metrics.QueuedItems.Set(float64(len(f.items)))
 }

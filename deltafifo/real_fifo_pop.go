@@ -24,18 +24,33 @@ func (f *RealFIFO) Pop(process PopProcessFunc) (interface{}, error) {
 		return nil, ErrFIFOClosed
 	}
 	initial := !f.sync.hasSynced()
-	item := f.items[0]
-	f.items[0] = Delta{}
-	f.items = f.items[1:]
+	item, _ := f.popFrontLocked()
 	defer f.sync.delivered(1)
-
-	if depth := len(f.items); depth > 10 {
-		defer f.traceSlow("RealFIFO Pop Process", time.Now(), item, depth, 0)
-	}
 	f.metrics.QueuedItems.Set(float64(len(f.items)))
 
 	out := Deltas{item}
-	return out, f.processLocked(func() error { return process(out, initial) })
+	return out, f.processLocked("RealFIFO Pop Process", item, 0, func() error { return process(out, initial) })
+}
+
+// PopKeyed is Pop for a consumer that wants the key: process is given the
+// delta, in a slice the queue reuses, with the key computed when it was
+// queued (see KeyedProcessFunc for deltas without one). It is a fanout
+// addition.
+func (f *RealFIFO) PopKeyed(process KeyedProcessFunc) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.waitLocked() {
+		return ErrFIFOClosed
+	}
+	initial := !f.sync.hasSynced()
+	item, key := f.popFrontLocked()
+	defer f.sync.delivered(1)
+	f.metrics.QueuedItems.Set(float64(len(f.items)))
+
+	deltas, _ := f.takeScratchLocked(1)
+	defer f.releaseScratchLocked(deltas, nil)
+	deltas[0] = item
+	return f.processLocked("RealFIFO Pop Process", item, 0, func() error { return process(key.key, key.ok, deltas, initial) })
 }
 
 // PopBatch waits until a delta is queued and removes a run of deltas from
@@ -44,10 +59,10 @@ func (f *RealFIFO) Pop(process PopProcessFunc) (interface{}, error) {
 // the initial population while it is being delivered. The run ends before
 // the first delta of another type (such a delta at the front is taken
 // alone) and before a repeated key; a delta whose key cannot be computed is
-// taken and ends the run. A run of one is passed to processSingle as a
-// one-element Deltas, a longer run to processBatch. PopBatch returns the
-// process function's error, or ErrFIFOClosed once the queue is closed and
-// empty.
+// taken and ends the run. (The keys are those computed when the deltas were
+// queued.) A run of one is passed to processSingle as a one-element Deltas,
+// a longer run to processBatch. PopBatch returns the process function's error, or
+// ErrFIFOClosed once the queue is closed and empty.
 //
 // Locking, single-consumer use and HasSynced counting are as for Pop.
 func (f *RealFIFO) PopBatch(processBatch ProcessBatchFunc, processSingle PopProcessFunc) error {
@@ -58,21 +73,100 @@ func (f *RealFIFO) PopBatch(processBatch ProcessBatchFunc, processSingle PopProc
 	}
 	initial := !f.sync.hasSynced()
 	n := f.batchLenLocked()
-	batch := make([]Delta, n)
-	copy(batch, f.items[:n])
-	clear(f.items[:n])
-	f.items = f.items[n:]
-	defer f.sync.delivered(n)
-
-	if depth := len(f.items); depth > 10 {
-		defer f.traceSlow("RealFIFO PopBatch Process", time.Now(), batch[0], depth, n)
-	}
-	f.metrics.QueuedItems.Set(float64(len(f.items)))
-
 	if n == 1 {
-		return f.processLocked(func() error { return processSingle(Deltas{batch[0]}, initial) })
+		item, _ := f.popFrontLocked()
+		defer f.sync.delivered(1)
+		f.metrics.QueuedItems.Set(float64(len(f.items)))
+		out := Deltas{item}
+		return f.processLocked("RealFIFO PopBatch Process", item, 1, func() error { return processSingle(out, initial) })
 	}
-	return f.processLocked(func() error { return processBatch(batch, initial) })
+	batch := make([]Delta, n)
+	f.popBatchLocked(batch, nil)
+	defer f.sync.delivered(n)
+	f.metrics.QueuedItems.Set(float64(len(f.items)))
+	return f.processLocked("RealFIFO PopBatch Process", batch[0], n, func() error { return processBatch(batch, initial) })
+}
+
+// PopBatchKeyed is PopBatch for a consumer that wants the keys: a run of
+// more than one delta goes to processBatch with the key of each, a single
+// delta to processSingle with its key (see KeyedProcessFunc and
+// KeyedProcessBatchFunc for deltas without one). The slices are reused by
+// the queue after the call. It is a fanout addition.
+func (f *RealFIFO) PopBatchKeyed(processBatch KeyedProcessBatchFunc, processSingle KeyedProcessFunc) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.waitLocked() {
+		return ErrFIFOClosed
+	}
+	initial := !f.sync.hasSynced()
+	n := f.batchLenLocked()
+	deltas, keys := f.takeScratchLocked(n)
+	defer f.releaseScratchLocked(deltas, keys)
+	allKeyed := f.popBatchLocked(deltas, keys)
+	defer f.sync.delivered(n)
+	f.metrics.QueuedItems.Set(float64(len(f.items)))
+	if n == 1 {
+		return f.processLocked("RealFIFO PopBatch Process", deltas[0], 1, func() error { return processSingle(keys[0], allKeyed, deltas, initial) })
+	}
+	if !allKeyed {
+		keys = nil
+	}
+	return f.processLocked("RealFIFO PopBatch Process", deltas[0], n, func() error { return processBatch(keys, deltas, initial) })
+}
+
+// popFrontLocked removes the oldest delta and returns it with its key.
+// The queue must not be empty.
+func (f *RealFIFO) popFrontLocked() (Delta, itemKey) {
+	item, key := f.items[0], f.keys[0]
+	f.items[0], f.keys[0] = Delta{}, itemKey{}
+	f.items, f.keys = f.items[1:], f.keys[1:]
+	return item, key
+}
+
+// popBatchLocked moves the len(deltas) oldest deltas, and their keys if
+// keys is not nil, out of the queue into the given slices. It reports
+// whether every one of them has a key.
+func (f *RealFIFO) popBatchLocked(deltas []Delta, keys []string) (allKeyed bool) {
+	n := len(deltas)
+	copy(deltas, f.items[:n])
+	allKeyed = true
+	for i, k := range f.keys[:n] {
+		if keys != nil {
+			keys[i] = k.key
+		}
+		allKeyed = allKeyed && k.ok
+	}
+	clear(f.items[:n])
+	clear(f.keys[:n])
+	f.items, f.keys = f.items[n:], f.keys[n:]
+	return allKeyed
+}
+
+// takeScratchLocked returns slices of n deltas and keys for a keyed pop:
+// the queue's own, reused from pop to pop, unless another pop is using
+// them (consumers that pop concurrently while UnlockWhileProcessing lets
+// them), then new ones.
+func (f *RealFIFO) takeScratchLocked(n int) ([]Delta, []string) {
+	if f.scratchBusy {
+		return make([]Delta, n), make([]string, n)
+	}
+	f.scratchBusy = true
+	if cap(f.scratch) < n {
+		f.scratch = make([]Delta, n)
+		f.scratchKeys = make([]string, n)
+	}
+	return f.scratch[:n], f.scratchKeys[:n]
+}
+
+// releaseScratchLocked clears the slices of a keyed pop, so that they do
+// not keep objects alive, and gives the queue's own back. It runs with the
+// lock held (deferred after processLocked has taken it again).
+func (f *RealFIFO) releaseScratchLocked(deltas []Delta, keys []string) {
+	clear(deltas)
+	clear(keys)
+	if len(deltas) > 0 && len(f.scratch) > 0 && &deltas[0] == &f.scratch[0] {
+		f.scratchBusy = false
+	}
 }
 
 // batchLenLocked returns how many deltas from the front PopBatch takes; see
@@ -82,7 +176,12 @@ func (f *RealFIFO) batchLenLocked() int {
 	if r := f.sync.remaining; r > 0 {
 		limit = min(limit, r)
 	}
-	seen := make(map[string]struct{}, limit)
+	// A short run is checked for repeated keys by scanning it, a long one
+	// with a set.
+	var seen map[string]struct{}
+	if limit > 16 {
+		seen = make(map[string]struct{}, limit)
+	}
 	for i, d := range f.items[:limit] {
 		if !batchable(d.Type) {
 			if i == 0 {
@@ -90,9 +189,18 @@ func (f *RealFIFO) batchLenLocked() int {
 			}
 			return i
 		}
-		key, err := f.keyOf(d)
-		if err != nil {
+		k := f.keys[i]
+		if !k.ok {
 			return i + 1
+		}
+		key := k.key
+		if seen == nil {
+			for _, prev := range f.keys[:i] {
+				if prev.key == key {
+					return i
+				}
+			}
+			continue
 		}
 		if _, dup := seen[key]; dup {
 			return i
@@ -123,27 +231,41 @@ func (f *RealFIFO) waitLocked() bool {
 	return true
 }
 
-// processLocked runs process and records its latency. It is called and
-// returns with the lock held, but releases the lock while process runs if
-// UnlockWhileProcessing is set and the queue is not too long.
-func (f *RealFIFO) processLocked(process func() error) error {
-	if f.unlockWhileProc && len(f.items) < f.unlockQueueLimit {
+// processLocked runs process. It is called and returns with the lock
+// held, but releases the lock while process runs if UnlockWhileProcessing
+// is set and the queue is not too long. The call is timed, with one clock
+// read before and one after, only when the processing-latency metric
+// records something or more than 10 deltas wait behind it; then a call
+// that took 100ms or more (per delta of a batch of n > 0, at most one
+// second) is logged as the trace called name, for first and the rest of
+// the batch.
+func (f *RealFIFO) processLocked(name string, first Delta, n int, process func() error) error {
+	depth := len(f.items)
+	if f.unlockWhileProc && depth < f.unlockQueueLimit {
 		f.mu.Unlock()
 		defer f.mu.Lock()
 	}
+	if !f.latencyOn && depth <= 10 {
+		return process()
+	}
 	start := time.Now()
 	err := process()
-	f.metrics.ProcessingLatency.Observe(time.Since(start).Seconds())
+	took := time.Since(start)
+	if f.latencyOn {
+		f.metrics.ProcessingLatency.Observe(took.Seconds())
+	}
+	if depth > 10 {
+		f.traceSlow(name, start, took, first, depth, n)
+	}
 	return err
 }
 
 // traceSlow logs the trace called name of a process call that began at
-// start, for first (and, if n > 0, the rest of a batch of n deltas), with
-// depth deltas waiting, if it took 100ms or more (per delta of a batch, at
-// most one second). The trace, and the key of first, are built only then,
-// so that a fast call allocates nothing for them.
-func (f *RealFIFO) traceSlow(name string, start time.Time, first Delta, depth, n int) {
-	took := time.Since(start)
+// start and took took, for first (and, if n > 0, the rest of a batch of n
+// deltas), with depth deltas waiting, if it took 100ms or more (per delta
+// of a batch, at most one second). The trace, and the key of first, are
+// built only then, so that a fast call allocates nothing for them.
+func (f *RealFIFO) traceSlow(name string, start time.Time, took time.Duration, first Delta, depth, n int) {
 	limit := 100 * time.Millisecond
 	if n > 0 {
 		limit = min(limit*time.Duration(n), time.Second)

@@ -114,7 +114,13 @@ func TestRealFIFOPopBatchRules(t *testing.T) {
 			for i, s := range tc.steps {
 				require.NoError(t, s(f), "step %d", i)
 			}
+			keyed := NewRealFIFOWithOptions(tc.opts)
+			for i, s := range tc.steps {
+				require.NoError(t, s(keyed), "step %d", i)
+			}
 			got := popBatches(t, f)
+			// PopBatchKeyed makes the same batches, with the same keys.
+			require.Equal(t, got, popBatchesKeyed(t, keyed))
 			if tc.want == nil {
 				require.Len(t, got, 2)
 				require.Len(t, got[0].keys, 1000)
@@ -124,6 +130,54 @@ func TestRealFIFOPopBatchRules(t *testing.T) {
 			require.Equal(t, tc.want, got)
 		})
 	}
+}
+
+// popBatchesKeyed is popBatches with PopBatchKeyed. A key the queue
+// gives must be the delta's key; a delta it gives without key is recorded
+// as popBatches records it.
+func popBatchesKeyed(t *testing.T, f *RealFIFO) []batchRecord {
+	t.Helper()
+	record := func(keys []string, ds []Delta) []string {
+		var ks []string
+		for i, d := range ds {
+			k, err := f.keyOf(d)
+			if err != nil {
+				k = "<" + string(d.Type) + ">"
+			}
+			if keys != nil {
+				require.NoError(t, err)
+				require.Equal(t, k, keys[i], "key given for %v", d)
+			}
+			ks = append(ks, k)
+		}
+		return ks
+	}
+	var out []batchRecord
+	for f.Len() > 0 {
+		err := f.PopBatchKeyed(
+			func(keys []string, ds []Delta, initial bool) error {
+				if keys != nil {
+					require.Len(t, keys, len(ds))
+				}
+				out = append(out, batchRecord{"batch", record(keys, ds), initial})
+				return nil
+			},
+			func(key string, keyed bool, ds []Delta, initial bool) error {
+				var keys []string
+				if keyed {
+					keys = []string{key}
+				}
+				out = append(out, batchRecord{"single", record(keys, ds), initial})
+				return nil
+			})
+		require.NoError(t, err)
+	}
+	require.False(t, f.scratchBusy, "the scratch slices were not given back")
+	for i := range f.scratch {
+		require.Zero(t, f.scratch[i], "a scratch slot keeps a delta")
+		require.Zero(t, f.scratchKeys[i], "a scratch slot keeps a key")
+	}
+	return out
 }
 
 func TestRealFIFOPop(t *testing.T) {
