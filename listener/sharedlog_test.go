@@ -1,8 +1,13 @@
 package listener
 
 import (
+	"context"
 	"fmt"
+	"runtime"
+	"slices"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -354,3 +359,290 @@ func TestSharedLogRemoveReader(t *testing.T) {
 	})
 }
 
+// cleanObj is a heap object whose collection a test counts. It is large
+// enough not to be batched by the tiny allocator.
+type cleanObj struct {
+	id  int
+	pad [48]byte
+}
+
+// idHandler checks that it is called with cleanObj ids 0, 1, ... in order
+// and closes done after the want-th call. Its first call waits for gate,
+// if set. It keeps no reference to the objects.
+type idHandler struct {
+	gate chan struct{}
+	want int
+	done chan struct{}
+
+	next int // owned by the listener's goroutine; read after done
+	bad  string
+}
+
+func (h *idHandler) OnAdd(obj any, _ bool) {
+	if h.next == 0 && h.gate != nil {
+		<-h.gate
+	}
+	if id := obj.(*cleanObj).id; id != h.next && h.bad == "" {
+		h.bad = fmt.Sprintf("got id %d, want %d", id, h.next)
+	}
+	h.next++
+	if h.next == h.want {
+		close(h.done)
+	}
+}
+func (h *idHandler) OnUpdate(_, _ any) {}
+func (h *idHandler) OnDelete(_ any)    {}
+
+// cleanupCounter counts cleanups and closes reached when the count gets to
+// target.
+type cleanupCounter struct {
+	n       atomic.Int64
+	target  int64
+	reached chan struct{}
+}
+
+func newCleanupCounter(target int) *cleanupCounter {
+	return &cleanupCounter{target: int64(target), reached: make(chan struct{})}
+}
+
+func (c *cleanupCounter) cleaned(struct{}) {
+	if c.n.Add(1) == c.target {
+		close(c.reached)
+	}
+}
+
+// waitFor runs the garbage collector a few times, so that the cleanups of
+// what is unreachable get queued, then waits for ch to close; the deadline
+// only turns a hang into a failure.
+func waitFor(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	for range 3 {
+		runtime.GC()
+	}
+	select {
+	case <-ch:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("timed out waiting for %s", what)
+	}
+}
+
+// quiet turns the backlog messages off.
+var quiet = []int{-1}
+
+// runReal runs p on the real clock and returns a function that stops it
+// and waits for Run to return.
+func runReal(p *Processor) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		p.Run(ctx)
+		close(done)
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
+// Log entries every reader has passed are garbage: the log keeps at most
+// about a segment's worth of them (the segment at the readers' cursors).
+// A reader stalled on the first entry pins everything after it. Cleanups
+// run outside any synctest bubble, so this test runs on the real clock.
+func TestSharedLogFreesPassedEntries(t *testing.T) {
+	const n = 5 * logSegmentSize
+	// distribute sends n fresh objects whose collection c counts.
+	distribute := func(p *Processor, c *cleanupCounter) {
+		for i := range n {
+			o := &cleanObj{id: i}
+			runtime.AddCleanup(o, c.cleaned, struct{}{})
+			p.Distribute(NewAdd(o, false), false)
+		}
+	}
+	newHandler := func(gate chan struct{}) *idHandler {
+		return &idHandler{gate: gate, want: n, done: make(chan struct{})}
+	}
+
+	t.Run("consumed", func(t *testing.T) {
+		p := NewProcessor(ProcessorOptions{})
+		up := newUpstream("inf")
+		h1, h2 := newHandler(nil), newHandler(nil)
+		l1 := mustListener(t, p, h1, up, Options{Engine: EngineDirect, BacklogWarnThresholds: quiet})
+		l2 := mustListener(t, p, h2, up, Options{Engine: EngineDirect, BacklogWarnThresholds: quiet})
+		wantEngineForm(t, EngineDirect, l1, l2)
+		stop := runReal(p)
+		defer stop()
+		c := newCleanupCounter(n - 2*logSegmentSize)
+		distribute(p, c)
+		<-h1.done
+		<-h2.done
+		if h1.bad != "" || h2.bad != "" {
+			t.Fatalf("order: %q, %q", h1.bad, h2.bad)
+		}
+		waitFor(t, c.reached, "the passed entries' cleanups")
+		if got := c.n.Load(); got < n-2*logSegmentSize {
+			t.Fatalf("%d of %d objects freed, want at least %d", got, n, n-2*logSegmentSize)
+		}
+	})
+
+	t.Run("stalled", func(t *testing.T) {
+		p := NewProcessor(ProcessorOptions{})
+		up := newUpstream("inf")
+		gate := make(chan struct{})
+		h1, h2 := newHandler(nil), newHandler(gate)
+		l1 := mustListener(t, p, h1, up, Options{Engine: EngineDirect, BacklogWarnThresholds: quiet})
+		l2 := mustListener(t, p, h2, up, Options{Engine: EngineDirect, BacklogWarnThresholds: quiet})
+		wantEngineForm(t, EngineDirect, l1, l2)
+		stop := runReal(p)
+		defer stop()
+		c := newCleanupCounter(n - 2*logSegmentSize)
+		distribute(p, c)
+		<-h1.done
+		// Garbage made now, with cleanups: once they have run, a
+		// collection has had every chance to free unpinned log entries.
+		sentinels := newCleanupCounter(n)
+		for range n {
+			runtime.AddCleanup(&cleanObj{}, sentinels.cleaned, struct{}{})
+		}
+		waitFor(t, sentinels.reached, "the sentinels' cleanups")
+		runtime.GC()
+		t.Logf("%d of %d objects freed while a reader is stalled", c.n.Load(), n)
+		if got := c.n.Load(); got > 2*logSegmentSize {
+			t.Fatalf("%d of %d objects freed while a reader is stalled on the first, want at most %d", got, n, 2*logSegmentSize)
+		}
+		if s := l2.Stats(); s.Pending != n-1 {
+			t.Fatalf("stalled stats = %+v, want Pending %d", s, n-1)
+		}
+		close(gate)
+		<-h2.done
+		if h1.bad != "" || h2.bad != "" {
+			t.Fatalf("order: %q, %q", h1.bad, h2.bad)
+		}
+		waitFor(t, c.reached, "the passed entries' cleanups after the release")
+	})
+}
+
+// seqHandler records the ints it is added, and closes end when it is added
+// endMark.
+type seqHandler struct {
+	end chan struct{}
+
+	mu   sync.Mutex
+	vals []int
+}
+
+// endMark is the last notification of TestSharedLogConcurrentStress.
+const endMark = -1
+
+func (h *seqHandler) OnAdd(obj any, _ bool) {
+	v := obj.(int)
+	h.mu.Lock()
+	h.vals = append(h.vals, v)
+	h.mu.Unlock()
+	if v == endMark {
+		close(h.end)
+	}
+}
+func (h *seqHandler) OnUpdate(_, _ any) {}
+func (h *seqHandler) OnDelete(_ any)    {}
+
+func (h *seqHandler) got() []int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.vals)
+}
+
+// Concurrent Distribute calls on the shared log: every handler present
+// throughout sees the same sequence (the log serialises writers), holding
+// each writer's notifications once and in that writer's order; a reader
+// added midway sees a suffix of it and one removed midway a prefix.
+func TestSharedLogConcurrentStress(t *testing.T) {
+	const writers, perWriter, tag = 2, 2000, 100000
+	p := NewProcessor(ProcessorOptions{})
+	up := newUpstream("inf")
+	newH := func() *seqHandler { return &seqHandler{end: make(chan struct{})} }
+	hs := []*seqHandler{newH(), newH(), newH(), newH()}
+	var ls []*Listener
+	for _, h := range hs {
+		ls = append(ls, mustListener(t, p, h, up, Options{Engine: EngineDirect, BacklogWarnThresholds: quiet}))
+	}
+	wantEngineForm(t, EngineDirect, ls...)
+	stop := runReal(p)
+	defer stop()
+
+	mid := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range perWriter {
+				if w == 0 && i == perWriter/2 {
+					close(mid)
+				}
+				p.Distribute(NewAdd(w*tag+i, false), false)
+			}
+		})
+	}
+	// Read the counters concurrently with the writers and readers.
+	statsDone := make(chan struct{})
+	var statsWG sync.WaitGroup
+	statsWG.Go(func() {
+		for {
+			select {
+			case <-statsDone:
+				return
+			default:
+			}
+			for _, l := range ls {
+				l.Stats()
+			}
+			runtime.Gosched()
+		}
+	})
+
+	<-mid
+	late := newH()
+	ll, err := p.NewListener(late, Options{Engine: EngineDirect, UpstreamHasSynced: up, BacklogWarnThresholds: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.AddListener(ll); err != nil {
+		t.Fatal(err)
+	}
+	removed := hs[3]
+	if err := p.RemoveListener(ls[3]); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	close(statsDone)
+	statsWG.Wait()
+	p.Distribute(NewAdd(endMark, false), false)
+	for _, h := range append(hs[:3:3], late) {
+		<-h.end
+	}
+	<-ls[3].ShutdownChan()
+
+	global := hs[0].got()
+	if len(global) != writers*perWriter+1 || global[len(global)-1] != endMark {
+		t.Fatalf("handler 0 got %d calls ending in %d, want %d ending in %d", len(global), global[len(global)-1], writers*perWriter+1, endMark)
+	}
+	next := make([]int, writers)
+	for _, v := range global[:len(global)-1] {
+		w, i := v/tag, v%tag
+		if w < 0 || w >= writers || i != next[w] {
+			t.Fatalf("handler 0: got %d, want writer %d's item %d next", v, w, next[w])
+		}
+		next[w]++
+	}
+	for h := 1; h < 3; h++ {
+		if got := hs[h].got(); !slices.Equal(got, global) {
+			t.Fatalf("handler %d's sequence (%d calls) differs from handler 0's (%d calls)", h, len(got), len(global))
+		}
+	}
+	lateGot := late.got()
+	if len(lateGot) == 0 || !slices.Equal(lateGot, global[len(global)-len(lateGot):]) {
+		t.Fatalf("late handler's %d calls are not a suffix of the global sequence", len(lateGot))
+	}
+	removedGot := removed.got()
+	if len(removedGot) < perWriter/2 || !slices.Equal(removedGot, global[:len(removedGot)]) {
+		t.Fatalf("removed handler's %d calls are not a prefix of the global sequence of at least %d", len(removedGot), perWriter/2)
+	}
+}
