@@ -642,7 +642,8 @@ func TestSharedLogConcurrentStress(t *testing.T) {
 		t.Fatalf("late handler's %d calls are not a suffix of the global sequence", len(lateGot))
 	}
 	removedGot := removed.got()
-	if len(removedGot) < perWriter/2 || !slices.Equal(removedGot, global[:len(removedGot)]) {
-		t.Fatalf("removed handler's %d calls are not a prefix of the global sequence of at least %d", len(removedGot), perWriter/2)
+	// Its pending notifications were dropped at removal: any prefix.
+	if len(removedGot) >= len(global) || !slices.Equal(removedGot, global[:len(removedGot)]) {
+		t.Fatalf("removed handler's %d calls are not a strict prefix of the global sequence", len(removedGot))
 	}
 }
