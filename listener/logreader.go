@@ -53,6 +53,8 @@ type logReader struct {
 	_ cacheLinePad
 	// Owned by the log's writer (under log.mu).
 	startSeq     uint64 // published when attached
+	endSeq       uint64 // published when detached
+	detached     bool
 	lastConsumed uint64 // consumed, as last loaded by the writer
 
 	_ cacheLinePad
@@ -192,7 +194,11 @@ func (r *logReader) next() (n Notification, pending int64, ok bool) {
 				return n, r.pendingNow(), true
 			}
 		}
-		if r.seq < r.pub || r.loadPub() {
+		// Reload the published count once the snapshot runs out, and also
+		// while it shows no more than initialBufferSize pending: the
+		// pending count handed to runLoop then decides exactly, as
+		// client-go's ring length does, whether the call is traced.
+		if r.pub-r.seq > initialBufferSize || r.loadPub() {
 			if r.idx == logSegmentSize {
 				r.seg, r.idx = r.seg.next.Load(), 0
 				r.curSeg.Store(r.seg)
@@ -239,6 +245,10 @@ func (r *logReader) start(wg *sync.WaitGroup) {
 	wg.Go(func() {
 		defer r.l.finished()
 		runLoop(r.l, r.next)
+		// Stopped: let go of the log, which the registration handle
+		// would otherwise keep reachable from the cursor on.
+		r.seg = nil
+		r.curSeg.Store(nil)
 	})
 }
 
@@ -273,7 +283,11 @@ func (r *logReader) stats() Stats {
 	}
 	s.HighWater = max(hw, r.readHigh.Load(), s.Pending)
 	r.log.mu.Lock()
-	total += r.log.published.Load() - r.startSeq
+	end := r.log.published.Load()
+	if r.detached {
+		end = r.endSeq
+	}
+	total += end - r.startSeq
 	r.log.mu.Unlock()
 	if ns := r.notSpilled.Load(); total > ns {
 		s.Spilled = total - ns
@@ -312,7 +326,7 @@ func (r *logReader) oldestLogged(now int64) (int64, bool) {
 	for {
 		seg := r.curSeg.Load()
 		c := r.consumed.Load()
-		if c >= r.log.published.Load() {
+		if seg == nil || c >= r.log.published.Load() {
 			return 0, false
 		}
 		if c < seg.base {

@@ -75,9 +75,20 @@ func (g *sharedLog) attach(r *logReader) {
 }
 
 // detach removes r; with no readers left the log lets go of its entries.
+// It freezes r's count of notifications handed to it, and, if r's goroutine
+// never started, drops r's cursor (a started goroutine drops it as it
+// returns), so that a registration handle kept after removal pins no
+// segment.
 func (g *sharedLog) detach(r *logReader) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if !r.detached {
+		r.detached, r.endSeq = true, g.published.Load()
+	}
+	if !r.l.running.Load() {
+		r.seg = nil
+		r.curSeg.Store(nil)
+	}
 	g.readers = slices.DeleteFunc(g.readers, func(x *logReader) bool { return x == r })
 	if len(g.readers) == 0 {
 		g.tail, g.tailN = nil, 0
