@@ -135,13 +135,18 @@ func TestSharedLogPartialResyncOrder(t *testing.T) {
 		if !p.ShouldResync() {
 			t.Fatal("ShouldResync() at 30s = false")
 		}
+		// From here on each notification is handled before the next one:
+		// none spills.
 		d("s4", true) // both marked: through the log
+		synctest.Wait()
 		d("u5", false)
+		synctest.Wait()
 		clk.Step(5 * time.Second) // t=35s: nothing due
 		if p.ShouldResync() {
 			t.Fatal("ShouldResync() at 35s = true")
 		}
 		d("s5", true) // nobody
+		synctest.Wait()
 		d("u6", false)
 		synctest.Wait()
 
@@ -154,8 +159,16 @@ func TestSharedLogPartialResyncOrder(t *testing.T) {
 		}
 		wantCalls(t, "10s", r10.got(), want10)
 		wantCalls(t, "30s", r30.got(), want30)
-		if s := l10.Stats(); s.Pending != 0 || s.Delivered != uint64(len(want10)) {
-			t.Fatalf("r10 stats = %+v, want Pending 0, Delivered %d", s, len(want10))
+		if s := l10.Stats(); s.Pending != 0 || s.HighWater != 6 || s.Delivered != uint64(len(want10)) || s.OldestPendingAge != 0 {
+			t.Fatalf("r10 stats = %+v, want Pending 0, HighWater 6, Delivered %d", s, len(want10))
+		}
+		// The six that waited behind u1 spilled (private ones included);
+		// classic's pump held one of them in hand.
+		if got, want := l10.Stats().Spilled, byEngine[uint64](eng, 5, 6); got != want {
+			t.Fatalf("r10 Spilled = %d, want %d", got, want)
+		}
+		if s := l30.Stats(); s.Pending != 0 || s.Delivered != uint64(len(want30)) {
+			t.Fatalf("r30 stats = %+v, want Pending 0, Delivered %d", s, len(want30))
 		}
 	})
 }
@@ -645,5 +658,81 @@ func TestSharedLogConcurrentStress(t *testing.T) {
 	// Its pending notifications were dropped at removal: any prefix.
 	if len(removedGot) >= len(global) || !slices.Equal(removedGot, global[:len(removedGot)]) {
 		t.Fatalf("removed handler's %d calls are not a strict prefix of the global sequence", len(removedGot))
+	}
+}
+
+// A removed listener's Stats stay as they were at its removal while the
+// others go on receiving notifications, as with the direct engine's own
+// queue.
+func TestSharedLogRemovedStatsFrozen(t *testing.T) {
+	for _, name := range []string{"direct-queue", "direct"} {
+		v := variantNamed(t, name)
+		t.Run(name, func(t *testing.T) {
+			ownQueueForTests = v.ownQueue
+			defer func() { ownQueueForTests = false }()
+			synctest.Test(t, func(t *testing.T) {
+				p := NewProcessor(ProcessorOptions{})
+				up := newUpstream("inf")
+				l := mustListener(t, p, &recorder{}, up, Options{Engine: v.eng})
+				mustListener(t, p, &recorder{}, up, Options{Engine: v.eng})
+				stop := runProcessor(p)
+				defer stop()
+				p.Distribute(NewAdd("a", false), false)
+				synctest.Wait()
+				if err := p.RemoveListener(l); err != nil {
+					t.Fatal(err)
+				}
+				synctest.Wait()
+				before := l.Stats()
+				for i := range 10 {
+					p.Distribute(NewAdd(i, false), false)
+				}
+				synctest.Wait()
+				if after := l.Stats(); after != before {
+					t.Fatalf("removed listener's stats changed after its removal:\n before %+v\n after  %+v", before, after)
+				}
+			})
+		})
+	}
+}
+
+// A registration handle kept after RemoveListener does not keep log
+// entries reachable: neither one removed from a running processor nor one
+// removed before the processor ran.
+func TestSharedLogRemovedReaderReleasesLog(t *testing.T) {
+	const n = 5 * logSegmentSize
+	for _, running := range []bool{true, false} {
+		t.Run(fmt.Sprintf("running=%v", running), func(t *testing.T) {
+			p := NewProcessor(ProcessorOptions{})
+			up := newUpstream("inf")
+			h := &idHandler{want: n, done: make(chan struct{})}
+			removed := mustListener(t, p, &recorder{}, up, Options{Engine: EngineDirect, BacklogWarnThresholds: quiet})
+			l := mustListener(t, p, h, up, Options{Engine: EngineDirect, BacklogWarnThresholds: quiet})
+			wantEngineForm(t, EngineDirect, removed, l)
+			var stop func()
+			if running {
+				stop = runReal(p)
+			}
+			if err := p.RemoveListener(removed); err != nil {
+				t.Fatal(err)
+			}
+			if !running {
+				stop = runReal(p)
+			}
+			defer stop()
+			<-removed.ShutdownChan()
+			c := newCleanupCounter(n - 2*logSegmentSize)
+			for i := range n {
+				o := &cleanObj{id: i}
+				runtime.AddCleanup(o, c.cleaned, struct{}{})
+				p.Distribute(NewAdd(o, false), false)
+			}
+			<-h.done
+			if h.bad != "" {
+				t.Fatalf("order: %s", h.bad)
+			}
+			waitFor(t, c.reached, "the cleanups of the entries the remaining reader passed")
+			runtime.KeepAlive(removed)
+		})
 	}
 }
