@@ -13,6 +13,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/kfanout/fanout/deltafifo"
 	"github.com/kfanout/fanout/internal/features"
 )
 
@@ -50,6 +51,23 @@ type Config struct {
 	// WatchListPageSize is the reflector's list page size; 0 for the
 	// default.
 	WatchListPageSize int64
+
+	// processKeyed and processBatchKeyed, set by the shared informer for
+	// the queue it builds, replace Process and ProcessBatch when the queue
+	// offers keyed pops: they are given the keys the queue computed.
+	processKeyed      deltafifo.KeyedProcessFunc
+	processBatchKeyed deltafifo.KeyedProcessBatchFunc
+}
+
+// keyedQueue is a queue that can hand the consumer the keys it computed
+// (DeltaFIFO and RealFIFO).
+type keyedQueue interface {
+	PopKeyed(process deltafifo.KeyedProcessFunc) error
+}
+
+// keyedBatchQueue is a queue that can pop keyed batches (RealFIFO).
+type keyedBatchQueue interface {
+	PopBatchKeyed(processBatch deltafifo.KeyedProcessBatchFunc, processSingle deltafifo.KeyedProcessFunc) error
 }
 
 // ShouldResyncFunc reports whether a periodic resync is due.
@@ -145,18 +163,35 @@ func (c *controller) LastSyncResourceVersion() string {
 // processLoop pops until the queue is closed. Processing errors drop the
 // item, as in client-go.
 func (c *controller) processLoop(ctx context.Context) {
-	batchQueue, batched := c.config.Queue.(QueueWithBatch)
-	batched = batched && c.config.ProcessBatch != nil && features.Enabled(features.InOrderInformersBatchProcess)
+	pop := c.popFunc()
 	for ctx.Err() == nil {
-		var err error
-		if batched {
-			err = batchQueue.PopBatch(c.config.ProcessBatch, PopProcessFunc(c.config.Process))
-		} else {
-			_, err = c.config.Queue.Pop(PopProcessFunc(c.config.Process))
-		}
-		if errors.Is(err, ErrFIFOClosed) {
+		if err := pop(); errors.Is(err, ErrFIFOClosed) {
 			return
 		}
+	}
+}
+
+// popFunc returns the call that pops and processes one item or batch: a
+// keyed pop when the config and the queue both offer one, a batch pop
+// when the queue supports batches, ProcessBatch is set and the
+// InOrderInformersBatchProcess gate is on, a plain Pop otherwise.
+func (c *controller) popFunc() func() error {
+	cfg := &c.config
+	batched := cfg.ProcessBatch != nil && features.Enabled(features.InOrderInformersBatchProcess)
+	if batched {
+		if q, ok := cfg.Queue.(keyedBatchQueue); ok && cfg.processBatchKeyed != nil && cfg.processKeyed != nil {
+			return func() error { return q.PopBatchKeyed(cfg.processBatchKeyed, cfg.processKeyed) }
+		}
+		if q, ok := cfg.Queue.(QueueWithBatch); ok {
+			return func() error { return q.PopBatch(cfg.ProcessBatch, PopProcessFunc(cfg.Process)) }
+		}
+	}
+	if q, ok := cfg.Queue.(keyedQueue); ok && cfg.processKeyed != nil {
+		return func() error { return q.PopKeyed(cfg.processKeyed) }
+	}
+	return func() error {
+		_, err := cfg.Queue.Pop(PopProcessFunc(cfg.Process))
+		return err
 	}
 }
 

@@ -13,6 +13,16 @@ import (
 // change is an add or an update is decided by the store, not by the delta
 // type.
 func processDeltas(logger klog.Logger, handler ResourceEventHandler, store Store, deltas Deltas, isInInitialList bool) error {
+	return processKeyedDeltas(logger, handler, store, "", false, deltas, isInInitialList)
+}
+
+// processKeyedDeltas is processDeltas for deltas that the queue says are
+// all stored under key (when keyed is true): the informer's own store is
+// then written under that key without computing it again. The caller
+// vouches that the queue's key function and the store's agree.
+func processKeyedDeltas(logger klog.Logger, handler ResourceEventHandler, store Store, key string, keyed bool, deltas []Delta, isInInitialList bool) error {
+	c, own := store.(*cache)
+	keyed = keyed && own
 	for _, d := range deltas {
 		obj := d.Object
 		switch d.Type {
@@ -34,8 +44,15 @@ func processDeltas(logger klog.Logger, handler ResourceEventHandler, store Store
 			// Like client-go, a SyncAll ends the processing of its Deltas.
 			return nil
 		case Sync, Replaced, Added, Updated:
-			if c, ok := store.(*cache); ok {
-				old, exists, err := c.upsert(obj)
+			if own {
+				var old interface{}
+				var exists bool
+				var err error
+				if keyed {
+					old, exists, err = c.upsertKey(key, obj)
+				} else {
+					old, exists, err = c.upsert(obj)
+				}
 				if err != nil {
 					return err
 				}
@@ -58,7 +75,9 @@ func processDeltas(logger klog.Logger, handler ResourceEventHandler, store Store
 				handler.OnAdd(obj, isInInitialList)
 			}
 		case Deleted:
-			if err := store.Delete(obj); err != nil {
+			if keyed {
+				c.storage.DeleteWithObject(key, obj)
+			} else if err := store.Delete(obj); err != nil {
 				return err
 			}
 			handler.OnDelete(obj)

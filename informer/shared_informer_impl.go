@@ -56,6 +56,9 @@ type sharedIndexInformer struct {
 	// while a late handler is added and replayed, so that a late handler
 	// sees the cache and then every later change exactly once.
 	blockDeltas sync.Mutex
+	// batchResults is the scratch space of keyed batches; blockDeltas
+	// guards it.
+	batchResults []batchResult
 }
 
 func newSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, options SharedIndexInformerOptions, clk clock.Clock) *sharedIndexInformer {
@@ -158,8 +161,26 @@ func (s *sharedIndexInformer) start(logger klog.Logger) bool {
 			defer s.blockDeltas.Unlock()
 			return processDeltasInBatch(logger, s, s.indexer, deltas, isInInitialList)
 		},
+		// The queue keys objects as the indexer does (MetaNamespaceKeyFunc,
+		// tombstones by their Key), so its keys can be used for the store;
+		// see below for a transform.
+		processKeyed: func(key string, keyed bool, deltas []Delta, isInInitialList bool) error {
+			s.blockDeltas.Lock()
+			defer s.blockDeltas.Unlock()
+			return processKeyedDeltas(logger, s, s.indexer, key, keyed, deltas, isInInitialList)
+		},
+		processBatchKeyed: func(keys []string, deltas []Delta, isInInitialList bool) error {
+			s.blockDeltas.Lock()
+			defer s.blockDeltas.Unlock()
+			return processKeyedBatch(logger, s, s.indexer, keys, deltas, isInInitialList, &s.batchResults)
+		},
 		WatchErrorHandlerWithContext: s.watchErrorHandler,
 	}).(*controller)
+	if _, realFIFO := queue.(*RealFIFO); s.transform != nil && !realFIFO {
+		// DeltaFIFO keys an object before transforming it and the store
+		// after; they differ if the transform changes the key.
+		ctl.config.processKeyed = nil
+	}
 	ctl.clock = s.clock
 	s.controller = ctl
 	s.started = true

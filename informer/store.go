@@ -177,6 +177,16 @@ func (c *cache) upsert(obj interface{}) (old interface{}, existed bool, err erro
 	return c.storage.upsert(key, stored)
 }
 
+// upsertKey is upsert for an object whose key is known.
+func (c *cache) upsertKey(key string, obj interface{}) (old interface{}, existed bool, err error) {
+	if c.transformer != nil {
+		if obj, err = c.transformer(obj); err != nil {
+			return nil, false, fmt.Errorf("transforming: %w", err)
+		}
+	}
+	return c.storage.upsert(key, obj)
+}
+
 // Delete removes the object with obj's key and records obj's resource
 // version.
 func (c *cache) Delete(obj interface{}) error {

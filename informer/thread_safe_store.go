@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
-	utiltrace "k8s.io/utils/trace"
 
 	"github.com/kfanout/fanout/internal/features"
 	"github.com/kfanout/fanout/internal/informermetrics"
@@ -231,10 +230,7 @@ func (m *threadSafeMap) transaction(txns []ThreadSafeStoreTransaction) []error {
 	if len(txns) == 0 {
 		return nil
 	}
-	trace := utiltrace.New("ThreadSafeMap Transaction Process",
-		utiltrace.Field{Key: "Size", Value: len(txns)},
-		utiltrace.Field{Key: "Reason", Value: "Slow batch process due to too many items"})
-	defer trace.LogIfLong(min(500*time.Millisecond*time.Duration(len(txns)), 5*time.Second))
+	defer logSlowTransaction(time.Now(), len(txns))
 
 	var errs []error
 	m.mu.Lock()
