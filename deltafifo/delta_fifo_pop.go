@@ -16,7 +16,9 @@ import (
 // update KnownObjects without racing Replace, Resync or Delete, but it must
 // not call methods of this queue (they would deadlock), and every producer
 // waits while it runs. A slow process is traced ("DeltaFIFO Pop Process",
-// logged if it takes over 100ms) when more than 10 keys wait behind it.
+// logged if it takes over 100ms) when more than 10 keys wait behind it and
+// klog's verbosity is 2 or more (below it a trace is never logged, so the
+// call is not timed).
 //
 // The key is counted as delivered for HasSynced before process is called.
 // Pop is meant for a single consumer goroutine.
@@ -27,7 +29,7 @@ func (f *DeltaFIFO) Pop(process PopProcessFunc) (interface{}, error) {
 	if !ok {
 		return nil, ErrFIFOClosed
 	}
-	if depth := len(f.queue) - f.head; depth > 10 {
+	if depth := len(f.queue) - f.head; depth > 10 && traceEnabled() {
 		defer traceSlowPop(time.Now(), key, depth)
 	}
 	// The caller owns the Deltas from here on; nothing else refers to
@@ -46,7 +48,7 @@ func (f *DeltaFIFO) PopKeyed(process KeyedProcessFunc) error {
 	if !ok {
 		return ErrFIFOClosed
 	}
-	if depth := len(f.queue) - f.head; depth > 10 {
+	if depth := len(f.queue) - f.head; depth > 10 && traceEnabled() {
 		defer traceSlowPop(time.Now(), key, depth)
 	}
 	return process(key, true, deltas, initial)

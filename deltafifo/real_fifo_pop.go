@@ -235,7 +235,8 @@ func (f *RealFIFO) waitLocked() bool {
 // held, but releases the lock while process runs if UnlockWhileProcessing
 // is set and the queue is not too long. The call is timed, with one clock
 // read before and one after, only when the processing-latency metric
-// records something or more than 10 deltas wait behind it; then a call
+// records something or when more than 10 deltas wait behind it and klog's
+// verbosity allows traces (see traceEnabled); then a call
 // that took 100ms or more (per delta of a batch of n > 0, at most one
 // second) is logged as the trace called name, for first and the rest of
 // the batch.
@@ -245,7 +246,8 @@ func (f *RealFIFO) processLocked(name string, first Delta, n int, process func()
 		f.mu.Unlock()
 		defer f.mu.Lock()
 	}
-	if !f.latencyOn && depth <= 10 {
+	traced := depth > 10 && traceEnabled()
+	if !f.latencyOn && !traced {
 		return process()
 	}
 	start := time.Now()
@@ -254,7 +256,7 @@ func (f *RealFIFO) processLocked(name string, first Delta, n int, process func()
 	if f.latencyOn {
 		f.metrics.ProcessingLatency.Observe(took.Seconds())
 	}
-	if depth > 10 {
+	if traced {
 		f.traceSlow(name, start, took, first, depth, n)
 	}
 	return err

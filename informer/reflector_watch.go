@@ -220,7 +220,7 @@ func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.In
 					"reflector", r.name, "totalItems", count, "duration", r.clock.Since(start))
 				return true, nil
 			}
-			warn.observed(r.clock.Now())
+			warn.observed(r.clock)
 		}
 	}
 }

@@ -160,7 +160,13 @@ func (b *bookmarkWarner) stop() {
 	}
 }
 
-func (b *bookmarkWarner) observed(t time.Time) { b.lastEvent = t }
+// observed records that an event arrived now. An inactive warner does not
+// read the clock: it never looks at the time.
+func (b *bookmarkWarner) observed(clk clock.PassiveClock) {
+	if b.ticker != nil {
+		b.lastEvent = clk.Now()
+	}
+}
 
 func (b *bookmarkWarner) warnIfLate() {
 	if b.ticker == nil {

@@ -230,7 +230,9 @@ func (m *threadSafeMap) transaction(txns []ThreadSafeStoreTransaction) []error {
 	if len(txns) == 0 {
 		return nil
 	}
-	defer logSlowTransaction(time.Now(), len(txns))
+	if traceEnabled() {
+		defer logSlowTransaction(time.Now(), len(txns))
+	}
 
 	var errs []error
 	m.mu.Lock()

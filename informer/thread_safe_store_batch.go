@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/klog/v2"
+
 	utiltrace "k8s.io/utils/trace"
 )
 
@@ -24,6 +26,10 @@ type batchResult struct {
 // applied delta is recorded. Every delta type must be one of Added,
 // Updated, Replaced, Sync and Deleted.
 func (m *threadSafeMap) applyBatch(keys []string, deltas []Delta, results []batchResult) {
+	if !traceEnabled() {
+		m.applyBatchLocking(keys, deltas, results)
+		return
+	}
 	start := time.Now()
 	m.applyBatchLocking(keys, deltas, results)
 	logSlowTransaction(start, len(deltas))
@@ -52,6 +58,11 @@ func (m *threadSafeMap) applyBatchLocking(keys []string, deltas []Delta, results
 		}
 	}
 }
+
+// traceEnabled reports whether a trace would be logged: k8s.io/utils/trace
+// logs only at klog verbosity 2 or more, so below it nothing is timed for
+// one.
+func traceEnabled() bool { return klog.V(2).Enabled() }
 
 // logSlowTransaction logs the "ThreadSafeMap Transaction Process" trace of
 // a batch of n writes that began at start if it took 500ms per write (at
