@@ -84,10 +84,12 @@ type RealFIFO struct {
 
 	mu   sync.Mutex // guards the fields below; cond.L is &mu
 	cond sync.Cond
-	// items are the queued deltas, oldest first.
+	// items[head:] are the queued deltas, oldest first; items[:head] are
+	// popped slots, cleared, reused once enough of them accumulate.
 	items []Delta
 	// keys[i] is the key of items[i], computed when it was queued.
 	keys   []itemKey
+	head   int
 	sync   initialSync
 	closed bool
 	// scratch and scratchKeys are lent to one keyed pop at a time
@@ -241,5 +243,5 @@ func (f *RealFIFO) IsClosed() bool {
 func (f *RealFIFO) Len() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return len(f.items)
+	return len(f.items) - f.head
 }

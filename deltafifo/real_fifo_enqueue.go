@@ -34,8 +34,7 @@ func (f *RealFIFO) Bookmark(resourceVersion string) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.items = append(f.items, Delta{Type: Bookmark, Object: BookmarkInfo{ResourceVersion: resourceVersion}})
-	f.keys = append(f.keys, itemKey{})
+	f.appendItemLocked(itemKey{}, Delta{Type: Bookmark, Object: BookmarkInfo{ResourceVersion: resourceVersion}})
 	f.cond.Broadcast()
 	return nil
 }
@@ -72,8 +71,24 @@ func (f *RealFIFO) pushLocked(d Delta) { f.pushKeyedLocked(itemKey{}, d) }
 // pushKeyedLocked appends d with its key, wakes Pop and updates the
 // queue-length metric.
 func (f *RealFIFO) pushKeyedLocked(key itemKey, d Delta) {
+	f.appendItemLocked(key, d)
+	f.cond.Broadcast()
+	f.metrics.QueuedItems.Set(float64(f.lenLocked()))
+}
+
+// appendItemLocked appends d and its key. When the slices are full and at
+// least half of them are popped slots, the pending deltas move to the
+// front instead of the slices growing; each delta moves at most once per
+// slice length appended, so an append stays O(1) amortised.
+func (f *RealFIFO) appendItemLocked(key itemKey, d Delta) {
+	if len(f.items) == cap(f.items) && f.head > 0 && f.head >= len(f.items)/2 {
+		n := copy(f.items, f.items[f.head:])
+		copy(f.keys, f.keys[f.head:])
+		clear(f.items[n:])
+		clear(f.keys[n:])
+		f.items, f.keys = f.items[:n], f.keys[:n]
+		f.head = 0
+	}
 	f.items = append(f.items, d)
 	f.keys = append(f.keys, key)
-	f.cond.Broadcast()
-	f.metrics.QueuedItems.Set(float64(len(f.items)))
 }

@@ -26,7 +26,7 @@ func (f *RealFIFO) Pop(process PopProcessFunc) (interface{}, error) {
 	initial := !f.sync.hasSynced()
 	item, _ := f.popFrontLocked()
 	defer f.sync.delivered(1)
-	f.metrics.QueuedItems.Set(float64(len(f.items)))
+	f.metrics.QueuedItems.Set(float64(f.lenLocked()))
 
 	out := Deltas{item}
 	return out, f.processLocked("RealFIFO Pop Process", item, 0, func() error { return process(out, initial) })
@@ -45,7 +45,7 @@ func (f *RealFIFO) PopKeyed(process KeyedProcessFunc) error {
 	initial := !f.sync.hasSynced()
 	item, key := f.popFrontLocked()
 	defer f.sync.delivered(1)
-	f.metrics.QueuedItems.Set(float64(len(f.items)))
+	f.metrics.QueuedItems.Set(float64(f.lenLocked()))
 
 	deltas, _ := f.takeScratchLocked(1)
 	defer f.releaseScratchLocked(deltas, nil)
@@ -76,14 +76,14 @@ func (f *RealFIFO) PopBatch(processBatch ProcessBatchFunc, processSingle PopProc
 	if n == 1 {
 		item, _ := f.popFrontLocked()
 		defer f.sync.delivered(1)
-		f.metrics.QueuedItems.Set(float64(len(f.items)))
+		f.metrics.QueuedItems.Set(float64(f.lenLocked()))
 		out := Deltas{item}
 		return f.processLocked("RealFIFO PopBatch Process", item, 1, func() error { return processSingle(out, initial) })
 	}
 	batch := make([]Delta, n)
 	f.popBatchLocked(batch, nil)
 	defer f.sync.delivered(n)
-	f.metrics.QueuedItems.Set(float64(len(f.items)))
+	f.metrics.QueuedItems.Set(float64(f.lenLocked()))
 	return f.processLocked("RealFIFO PopBatch Process", batch[0], n, func() error { return processBatch(batch, initial) })
 }
 
@@ -104,7 +104,7 @@ func (f *RealFIFO) PopBatchKeyed(processBatch KeyedProcessBatchFunc, processSing
 	defer f.releaseScratchLocked(deltas, keys)
 	allKeyed := f.popBatchLocked(deltas, keys)
 	defer f.sync.delivered(n)
-	f.metrics.QueuedItems.Set(float64(len(f.items)))
+	f.metrics.QueuedItems.Set(float64(f.lenLocked()))
 	if n == 1 {
 		return f.processLocked("RealFIFO PopBatch Process", deltas[0], 1, func() error { return processSingle(keys[0], allKeyed, deltas, initial) })
 	}
@@ -117,9 +117,10 @@ func (f *RealFIFO) PopBatchKeyed(processBatch KeyedProcessBatchFunc, processSing
 // popFrontLocked removes the oldest delta and returns it with its key.
 // The queue must not be empty.
 func (f *RealFIFO) popFrontLocked() (Delta, itemKey) {
-	item, key := f.items[0], f.keys[0]
-	f.items[0], f.keys[0] = Delta{}, itemKey{}
-	f.items, f.keys = f.items[1:], f.keys[1:]
+	h := f.head
+	item, key := f.items[h], f.keys[h]
+	f.items[h], f.keys[h] = Delta{}, itemKey{}
+	f.advanceLocked(1)
 	return item, key
 }
 
@@ -128,18 +129,38 @@ func (f *RealFIFO) popFrontLocked() (Delta, itemKey) {
 // whether every one of them has a key.
 func (f *RealFIFO) popBatchLocked(deltas []Delta, keys []string) (allKeyed bool) {
 	n := len(deltas)
-	copy(deltas, f.items[:n])
+	items, itemKeys := f.items[f.head:f.head+n], f.keys[f.head:f.head+n]
+	copy(deltas, items)
 	allKeyed = true
-	for i, k := range f.keys[:n] {
+	for i, k := range itemKeys {
 		if keys != nil {
 			keys[i] = k.key
 		}
 		allKeyed = allKeyed && k.ok
 	}
-	clear(f.items[:n])
-	clear(f.keys[:n])
-	f.items, f.keys = f.items[n:], f.keys[n:]
+	clear(items)
+	clear(itemKeys)
+	f.advanceLocked(n)
 	return allKeyed
+}
+
+// lenLocked is the number of queued deltas.
+func (f *RealFIFO) lenLocked() int { return len(f.items) - f.head }
+
+// advanceLocked moves the front of the queue past n popped (and cleared)
+// slots; once the queue is empty its slices are reused from the start, or
+// dropped if a burst made them large.
+func (f *RealFIFO) advanceLocked(n int) {
+	f.head += n
+	if f.head < len(f.items) {
+		return
+	}
+	f.head = 0
+	if cap(f.items) > shrinkAbove {
+		f.items, f.keys = nil, nil
+		return
+	}
+	f.items, f.keys = f.items[:0], f.keys[:0]
 }
 
 // takeScratchLocked returns slices of n deltas and keys for a keyed pop:
@@ -172,7 +193,8 @@ func (f *RealFIFO) releaseScratchLocked(deltas []Delta, keys []string) {
 // batchLenLocked returns how many deltas from the front PopBatch takes; see
 // PopBatch for the rules. The queue must not be empty.
 func (f *RealFIFO) batchLenLocked() int {
-	limit := min(f.batchSize, len(f.items))
+	items, keys := f.items[f.head:], f.keys[f.head:]
+	limit := min(f.batchSize, len(items))
 	if r := f.sync.remaining; r > 0 {
 		limit = min(limit, r)
 	}
@@ -182,20 +204,20 @@ func (f *RealFIFO) batchLenLocked() int {
 	if limit > 16 {
 		seen = make(map[string]struct{}, limit)
 	}
-	for i, d := range f.items[:limit] {
+	for i, d := range items[:limit] {
 		if !batchable(d.Type) {
 			if i == 0 {
 				return 1
 			}
 			return i
 		}
-		k := f.keys[i]
+		k := keys[i]
 		if !k.ok {
 			return i + 1
 		}
 		key := k.key
 		if seen == nil {
-			for _, prev := range f.keys[:i] {
+			for _, prev := range keys[:i] {
 				if prev.key == key {
 					return i
 				}
@@ -222,7 +244,7 @@ func batchable(t DeltaType) bool {
 // waitLocked waits until a delta is queued, and reports false instead if
 // the queue is closed and empty.
 func (f *RealFIFO) waitLocked() bool {
-	for len(f.items) == 0 {
+	for f.lenLocked() == 0 {
 		if f.closed {
 			return false
 		}
@@ -241,7 +263,7 @@ func (f *RealFIFO) waitLocked() bool {
 // second) is logged as the trace called name, for first and the rest of
 // the batch.
 func (f *RealFIFO) processLocked(name string, first Delta, n int, process func() error) error {
-	depth := len(f.items)
+	depth := f.lenLocked()
 	if f.unlockWhileProc && depth < f.unlockQueueLimit {
 		f.mu.Unlock()
 		defer f.mu.Lock()

@@ -36,7 +36,7 @@ func (f *RealFIFO) Replace(newItems []interface{}, resourceVersion string) error
 	if err != nil {
 		return err
 	}
-	f.sync.populate(len(f.items))
+	f.sync.populate(f.lenLocked())
 	return nil
 }
 
@@ -72,7 +72,7 @@ func (f *RealFIFO) reconcileLocked(newItems []interface{}) error {
 	// The last queued delta of each key, and the keys in first-queued order.
 	var order []string
 	last := map[string]Delta{}
-	for _, d := range f.items {
+	for _, d := range f.items[f.head:] {
 		key, err := f.keyOf(d.Object)
 		if err != nil {
 			return KeyError{Obj: d.Object, Err: err}
@@ -141,8 +141,8 @@ func (f *RealFIFO) Resync() error {
 	if f.known == nil {
 		return nil
 	}
-	queued := make(map[string]struct{}, len(f.items))
-	for _, d := range f.items {
+	queued := make(map[string]struct{}, f.lenLocked())
+	for _, d := range f.items[f.head:] {
 		key, err := f.keyOf(d.Object)
 		if err != nil {
 			return KeyError{Obj: d, Err: err}

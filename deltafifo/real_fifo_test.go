@@ -2,6 +2,7 @@ package deltafifo
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -176,4 +177,45 @@ func TestRealFIFONames(t *testing.T) {
 	require.Equal(t, "pods", f.Name())
 	require.Equal(t, "pods", f.HasSyncedChecker().Name())
 	require.Nil(t, f.Transformer())
+}
+
+// A queue that never drains keeps its order and reuses its popped slots;
+// one that drains a large burst drops its slices.
+func TestRealFIFOReusesPoppedSlots(t *testing.T) {
+	f := NewRealFIFOWithOptions(RealFIFOOptions{KeyFunction: tkey, KnownObjects: knownOf()})
+	const depth = 5
+	popOne := func() string {
+		var key string
+		_, err := f.Pop(func(obj interface{}, _ bool) error {
+			key = obj.(Deltas)[0].Object.(tobj).name
+			return nil
+		})
+		require.NoError(t, err)
+		return key
+	}
+	for i := range depth {
+		require.NoError(t, f.Add(o(fmt.Sprint(i), i)))
+	}
+	for i := depth; i < 10_000; i++ {
+		require.NoError(t, f.Add(o(fmt.Sprint(i), i)))
+		require.Equal(t, fmt.Sprint(i-depth), popOne())
+		require.Equal(t, depth, f.Len())
+	}
+	require.LessOrEqual(t, cap(f.items), 4*(depth+1), "slice grew with the deltas that went through it")
+	require.Len(t, f.keys, len(f.items))
+	for i := range f.head {
+		require.Zero(t, f.items[i], "a popped slot still holds its delta")
+		require.Zero(t, f.keys[i], "a popped slot still holds its key")
+	}
+	for f.Len() > 0 {
+		popOne()
+	}
+	for i := range shrinkAbove + 1 {
+		require.NoError(t, f.Add(o(fmt.Sprint(i), i)))
+	}
+	for i := range shrinkAbove + 1 {
+		require.Equal(t, fmt.Sprint(i), popOne())
+	}
+	require.Zero(t, cap(f.items))
+	require.Zero(t, cap(f.keys))
 }
