@@ -182,15 +182,17 @@ func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.In
 			w.Stop()
 		}
 	}()
+	events := w.ResultChan()
 	for {
-		select {
-		case <-ctx.Done():
+		event, ok, err, next := nextWatchEvent(ctx, events, errc, warn)
+		switch next {
+		case nextStop:
 			return initialEnd, errStopRequested
-		case err := <-errc:
+		case nextError:
 			return initialEnd, err
-		case <-warn.c():
+		case nextTick:
 			warn.warnIfLate()
-		case event, ok := <-w.ResultChan():
+		default:
 			if !ok {
 				if r.clock.Since(start) < time.Second && count == 0 {
 					return initialEnd, &VeryShortWatchError{Name: r.name}
@@ -222,6 +224,51 @@ func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.In
 			}
 			warn.observed(r.clock)
 		}
+	}
+}
+
+// The outcomes of nextWatchEvent.
+const (
+	nextEvent = iota // an event, or the closing of the watch
+	nextStop         // ctx is done
+	nextError        // errc yielded an error
+	nextTick         // the bookmark warner's ticker fired
+)
+
+// nextWatchEvent waits for whichever comes first of ctx being done, an
+// error on errc, the warner's tick and an event (ok is false if the watch
+// closed). When the warner is inactive and neither ctx nor errc is ready,
+// a ready event is taken without a select over every channel (which locks
+// all of them): choosing among ready cases in this order is one of the
+// choices a select could make, and ctx and errc are still looked at before
+// every event, so a steady stream of events cannot hide them.
+func nextWatchEvent(ctx context.Context, events <-chan watch.Event, errc <-chan error, warn *bookmarkWarner) (event watch.Event, ok bool, err error, next int) {
+	if warn.ticker == nil {
+		select {
+		case <-ctx.Done():
+			return event, false, nil, nextStop
+		default:
+		}
+		select {
+		case err = <-errc:
+			return event, false, err, nextError
+		default:
+		}
+		select {
+		case event, ok = <-events:
+			return event, ok, nil, nextEvent
+		default:
+		}
+	}
+	select {
+	case <-ctx.Done():
+		return event, false, nil, nextStop
+	case err = <-errc:
+		return event, false, err, nextError
+	case <-warn.c():
+		return event, false, nil, nextTick
+	case event, ok = <-events:
+		return event, ok, nil, nextEvent
 	}
 }
 
