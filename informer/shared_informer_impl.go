@@ -140,6 +140,11 @@ func (s *sharedIndexInformer) start(logger klog.Logger) bool {
 		return false
 	}
 	queue := newQueue(logger, s.objectType, s.indexer, s.transform, s.identifier, s.metricsProvider, s.inOrder)
+	if q, ok := queue.(*DeltaFIFO); ok {
+		if c, ok := s.indexer.(*cache); ok {
+			queue = presizedDeltaFIFO{DeltaFIFO: q, store: c}
+		}
+	}
 	ctl := New(&Config{
 		Queue:             queue,
 		ListerWatcher:     s.listerWatcher,

@@ -1,0 +1,33 @@
+package informer
+
+// presizedDeltaFIFO is the shared informer's DeltaFIFO. Before a Replace it
+// makes room in the informer's store, if the store is empty, for the
+// listed objects, which the queue then hands over one by one: the store's
+// map is allocated once at its final size instead of growing (and
+// rehashing) step by step through a large initial list.
+type presizedDeltaFIFO struct {
+	*DeltaFIFO
+	store *cache
+}
+
+// Replace reserves room in the store, then replaces the queue's content.
+func (q presizedDeltaFIFO) Replace(list []interface{}, resourceVersion string) error {
+	q.store.storage.reserve(len(list))
+	return q.DeltaFIFO.Replace(list, resourceVersion)
+}
+
+// reserveAbove is the list size from which an empty store is presized.
+const reserveAbove = 1024
+
+// reserve makes room for n objects in an empty store. It does nothing for a
+// small n or a store that holds objects.
+func (m *threadSafeMap) reserve(n int) {
+	if n < reserveAbove {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.items) == 0 {
+		m.items = make(map[string]interface{}, n)
+	}
+}
