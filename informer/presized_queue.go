@@ -31,3 +31,10 @@ func (m *threadSafeMap) reserve(n int) {
 		m.items = make(map[string]interface{}, n)
 	}
 }
+
+// len is the number of stored objects.
+func (m *threadSafeMap) len() int {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return len(m.items)
+}

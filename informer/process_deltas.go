@@ -148,6 +148,19 @@ func processDeltasInBatch(logger klog.Logger, handler ResourceEventHandler, stor
 // from the list, then OnUpdate or OnAdd for each listed object in list
 // order.
 func processReplacedAll(logger klog.Logger, handler ResourceEventHandler, store Store, info ReplacedAllInfo, isInInitialList bool) error {
+	if c, ok := store.(*cache); ok && c.standardKeys && c.transformer == nil && c.storage.len() == 0 {
+		// Nothing stored: no tombstones, no updates, only adds. The
+		// store keys each object once, with the key function used
+		// below, and fails, unchanged, with the same KeyError on the
+		// first object without a key.
+		if err := c.Replace(info.Objects, info.ResourceVersion); err != nil {
+			return err
+		}
+		for _, obj := range info.Objects {
+			handler.OnAdd(obj, isInInitialList)
+		}
+		return nil
+	}
 	listed := sets.New[string]()
 	for _, obj := range info.Objects {
 		key, err := DeletionHandlingMetaNamespaceKeyFunc(obj)

@@ -116,3 +116,27 @@ func TestProcessKeyedDeltasMatchesProcessDeltas(t *testing.T) {
 		})
 	}
 }
+
+// A relist into the shared informer's empty store (the fast path) calls
+// the same handlers and fails the same way as the general path.
+func TestProcessReplacedAllIntoEmptyStore(t *testing.T) {
+	lists := map[string][]interface{}{
+		"objects": {storePod("ns", "a", "1", nil), storePod("ns", "b", "1", nil), storePod("other", "a", "1", nil)},
+		"no key":  {storePod("ns", "a", "1", nil), "not an object", storePod("ns", "b", "1", nil)},
+	}
+	for name, list := range lists {
+		t.Run(name, func(t *testing.T) {
+			fast := newInformerIndexer(SharedIndexInformerOptions{})
+			general := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, Indexers{})
+			var fastRec, generalRec siRecorder
+			info := ReplacedAllInfo{ResourceVersion: "7", Objects: list}
+			wantErr := processReplacedAll(klog.Background(), &generalRec, general, info, true)
+			gotErr := processReplacedAll(klog.Background(), &fastRec, fast, info, true)
+			require.Equal(t, wantErr, gotErr)
+			require.Equal(t, name == "no key", gotErr != nil)
+			require.Equal(t, generalRec.take(), fastRec.take())
+			require.Equal(t, storeSorted(general.ListKeys()), storeSorted(fast.ListKeys()))
+			require.Equal(t, general.(*cache).storage.rv, fast.(*cache).storage.rv)
+		})
+	}
+}

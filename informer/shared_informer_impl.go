@@ -66,7 +66,7 @@ func newSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, opti
 		clk = clock.RealClock{}
 	}
 	return &sharedIndexInformer{
-		indexer:                         NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, options.Indexers, WithStoreMetrics(options.Identifier, options.InformerMetricsProvider)),
+		indexer:                         newInformerIndexer(options),
 		processor:                       listener.NewProcessor(listener.ProcessorOptions{Clock: clk}),
 		mutationDetector:                NewCacheMutationDetector(fmt.Sprintf("%T", exampleObject)),
 		listerWatcher:                   lw,
@@ -83,6 +83,14 @@ func newSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, opti
 		resyncCheckPeriod:               options.ResyncPeriod,
 		defaultEventHandlerResyncPeriod: options.ResyncPeriod,
 	}
+}
+
+// newInformerIndexer returns the shared informer's store, keyed by
+// DeletionHandlingMetaNamespaceKeyFunc.
+func newInformerIndexer(options SharedIndexInformerOptions) Indexer {
+	c := newCache(DeletionHandlingMetaNamespaceKeyFunc, options.Indexers, []StoreOption{WithStoreMetrics(options.Identifier, options.InformerMetricsProvider)})
+	c.standardKeys = true
+	return c
 }
 
 // Run runs the informer until stopCh is closed.

@@ -62,6 +62,9 @@ type cache struct {
 	keyFunc KeyFunc
 	// transformer, if set, changes every object before it is stored.
 	transformer TransformFunc
+	// standardKeys is set when keyFunc is known to be
+	// DeletionHandlingMetaNamespaceKeyFunc (the shared informer's store).
+	standardKeys bool
 	// identifier and metrics are set by WithStoreMetrics.
 	identifier InformerNameAndResource
 	metrics    InformerMetricsProvider
