@@ -39,7 +39,7 @@ type logReader struct {
 
 	_ cacheLinePad
 	// Owned by the run goroutine.
-	seg *logSegment // segment of entry seq (or the one before it, when idx == logSegmentSize)
+	seg *logSegment // segment of entry seq (or the one before it, when idx == its size)
 	idx int         // index of entry seq in seg
 	seq uint64      // next entry to read
 	pub uint64      // the log's published count, as last loaded
@@ -199,7 +199,7 @@ func (r *logReader) next() (n Notification, pending int64, ok bool) {
 		// pending count handed to runLoop then decides exactly, as
 		// client-go's ring length does, whether the call is traced.
 		if r.pub-r.seq > initialBufferSize || r.loadPub() {
-			if r.idx == logSegmentSize {
+			if r.idx == int(r.seg.size.Load()) {
 				r.seg, r.idx = r.seg.next.Load(), 0
 				r.curSeg.Store(r.seg)
 			}
@@ -310,7 +310,7 @@ func (r *logReader) oldestAge() (time.Duration, bool) {
 		oldest, found = it.at-it.at%stampQuantum, true
 	}
 	r.privMu.Unlock()
-	if at, ok := r.oldestLogged(now); ok && (!found || at < oldest) {
+	if at, ok := r.oldestLogged(); ok && (!found || at < oldest) {
 		oldest, found = at, true
 	}
 	if !found {
@@ -320,9 +320,8 @@ func (r *logReader) oldestAge() (time.Duration, bool) {
 }
 
 // oldestLogged returns when the log entry at the cursor was distributed,
-// rounded down to the millisecond, if it is pending; now is the current
-// processor time, which restores the bits msOf dropped.
-func (r *logReader) oldestLogged(now int64) (int64, bool) {
+// rounded down to the millisecond, if it is pending.
+func (r *logReader) oldestLogged() (int64, bool) {
 	for {
 		seg := r.curSeg.Load()
 		c := r.consumed.Load()
@@ -333,11 +332,9 @@ func (r *logReader) oldestLogged(now int64) (int64, bool) {
 			continue // the cursor moved between the two loads
 		}
 		i := c - seg.base
-		for i >= logSegmentSize {
-			seg, i = seg.next.Load(), i-logSegmentSize
+		for i >= uint64(seg.size.Load()) {
+			seg, i = seg.next.Load(), i-uint64(seg.size.Load())
 		}
-		nowMs := now / int64(time.Millisecond)
-		ageMs := int64(msOf(now) - seg.entries[i].atMs)
-		return (nowMs - ageMs) * int64(time.Millisecond), true
+		return seg.at(i), true
 	}
 }

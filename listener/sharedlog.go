@@ -1,6 +1,7 @@
 package listener
 
 import (
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -12,11 +13,11 @@ import (
 const logSegmentSize = 256
 
 // logEntry is one notification in a shared log, with the millisecond it was
-// distributed at (on the processor's clock, modulo 2^32). It takes 40 bytes,
+// distributed at, as an offset from its segment's baseMs. It takes 40 bytes,
 // like a Notification, but is stored once for all the log's readers.
 type logEntry struct {
 	obj, old any
-	atMs     uint32
+	atMs     uint32 // milliseconds after the segment's baseMs
 	kind     Kind
 	initial  bool
 }
@@ -34,12 +35,32 @@ func (e *logEntry) notification() Notification {
 type logSegment struct {
 	entries [logSegmentSize]logEntry
 	base    uint64 // sequence number of entries[0]
-	next    atomic.Pointer[logSegment]
+	baseMs  int64  // processor time, in milliseconds, the entries' atMs count from
+	// size is the number of entries the segment holds once the writer has
+	// moved on: logSegmentSize, or fewer if the writer left it early
+	// because an entry's time no longer fit its 32-bit offset (a segment
+	// part-filled for 49 days). It is set before the next segment is linked.
+	size atomic.Int32
+	next atomic.Pointer[logSegment]
 }
 
-// msOf converts a processor time (nanoseconds since it was created) to the
-// millisecond kept in a log entry.
-func msOf(at int64) uint32 { return uint32(at / int64(time.Millisecond)) }
+// newLogSegment returns an empty segment whose first entry will be number
+// base, with times counted from baseMs.
+func newLogSegment(base uint64, baseMs int64) *logSegment {
+	s := &logSegment{base: base, baseMs: baseMs}
+	s.size.Store(logSegmentSize)
+	return s
+}
+
+// msOf converts a processor time (nanoseconds since it was created) to
+// milliseconds.
+func msOf(at int64) int64 { return at / int64(time.Millisecond) }
+
+// at returns when entry i was distributed, in processor time rounded down
+// to the millisecond.
+func (s *logSegment) at(i uint64) int64 {
+	return (s.baseMs + int64(s.entries[i].atMs)) * int64(time.Millisecond)
+}
 
 // sharedLog is the direct engine's fan-out for listeners that buffer without
 // bound (OverflowGrow, one goroutine): Distribute appends each notification
@@ -63,7 +84,7 @@ type sharedLog struct {
 func (g *sharedLog) attach(r *logReader) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.ensureTail()
+	g.ensureTail(msOf(r.l.owner.now()))
 	r.seg, r.idx = g.tail, g.tailN
 	r.seq = g.published.Load()
 	r.pub = r.seq
@@ -95,13 +116,18 @@ func (g *sharedLog) detach(r *logReader) {
 	}
 }
 
-// ensureTail makes sure the tail segment has room for one entry; g.mu held.
-func (g *sharedLog) ensureTail() {
-	if g.tail != nil && g.tailN < logSegmentSize {
+// ensureTail makes sure the tail segment has room for one entry made at
+// millisecond ms, whose offset from the segment's baseMs fits 32 bits (a
+// segment part-filled for 49 days is closed early); g.mu held.
+func (g *sharedLog) ensureTail(ms int64) {
+	if g.tail != nil && g.tailN < logSegmentSize && ms-g.tail.baseMs <= math.MaxUint32 {
 		return
 	}
-	seg := &logSegment{base: g.published.Load()}
+	seg := newLogSegment(g.published.Load(), ms)
 	if g.tail != nil {
+		if g.tailN < logSegmentSize {
+			g.tail.size.Store(int32(g.tailN))
+		}
 		g.tail.next.Store(seg)
 	}
 	g.tail, g.tailN = seg, 0
@@ -123,8 +149,12 @@ func (g *sharedLog) write(n Notification, at int64) {
 		g.mu.Unlock()
 		return
 	}
-	g.ensureTail()
-	g.tail.entries[g.tailN] = logEntry{obj: n.Obj, old: n.OldObj, atMs: msOf(at), kind: n.Kind, initial: n.IsInInitialList}
+	ms := msOf(at)
+	g.ensureTail(ms)
+	// A concurrent Distribute may have read the clock a little earlier than
+	// the entry before: such an entry counts from the segment's start.
+	off := uint32(max(ms-g.tail.baseMs, 0))
+	g.tail.entries[g.tailN] = logEntry{obj: n.Obj, old: n.OldObj, atMs: off, kind: n.Kind, initial: n.IsInInitialList}
 	g.tailN++
 	if n.initialListAdd() {
 		for _, r := range g.readers {

@@ -736,3 +736,72 @@ func TestSharedLogRemovedReaderReleasesLog(t *testing.T) {
 		})
 	}
 }
+
+// A notification pending longer than 2^32 milliseconds (about 49.7 days,
+// the span of a log entry's time offset) still reports its true age.
+func TestSharedLogOldestAgeBeyond32BitMillis(t *testing.T) {
+	for _, name := range []string{"direct-queue", "direct"} {
+		v := variantNamed(t, name)
+		t.Run(name, func(t *testing.T) {
+			ownQueueForTests = v.ownQueue
+			defer func() { ownQueueForTests = false }()
+			synctest.Test(t, func(t *testing.T) {
+				p := NewProcessor(ProcessorOptions{})
+				g := newGate("add 0 false")
+				l := mustListener(t, p, &recorder{before: g.wait}, newUpstream("inf"), Options{Engine: v.eng})
+				stop := runProcessor(p)
+				defer stop()
+				p.Distribute(NewAdd(0, false), false)
+				synctest.Wait()
+				p.Distribute(NewAdd(1, false), false)
+				time.Sleep(50 * 24 * time.Hour)
+				if got, want := l.Stats().OldestPendingAge, 50*24*time.Hour; got != want {
+					t.Errorf("OldestPendingAge = %v, want %v", got, want)
+				}
+				g.release("add 0 false")
+				synctest.Wait()
+			})
+		})
+	}
+}
+
+// An entry distributed more than 2^32 milliseconds after its segment began
+// closes that segment early: readers follow on to the next segment, in
+// order, and ages stay right on both sides.
+func TestSharedLogSegmentClosedEarlyByTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := NewProcessor(ProcessorOptions{})
+		g := newGate("add 0 false")
+		r := &recorder{before: g.wait}
+		l := mustListener(t, p, r, newUpstream("inf"), Options{})
+		other := &recorder{}
+		mustListener(t, p, other, newUpstream("inf"), Options{})
+		stop := runProcessor(p)
+		defer stop()
+		p.Distribute(NewAdd(0, false), false)
+		p.Distribute(NewAdd(1, false), false)
+		synctest.Wait()
+		time.Sleep(60 * 24 * time.Hour)
+		p.Distribute(NewAdd(2, false), false) // closes the first segment after 2 entries
+		synctest.Wait()
+		time.Sleep(time.Hour)
+		if got, want := l.Stats().OldestPendingAge, 60*24*time.Hour+time.Hour; got != want {
+			t.Errorf("OldestPendingAge = %v, want %v", got, want)
+		}
+		g.release("add 0 false")
+		synctest.Wait()
+		want := []string{"add 0 false", "add 1 false", "add 2 false"}
+		wantCalls(t, "stalled", r.got(), want)
+		wantCalls(t, "other", other.got(), want)
+		for i := 3; i < 3+logSegmentSize+5; i++ {
+			p.Distribute(NewAdd(i, false), false)
+		}
+		synctest.Wait()
+		if got := len(r.got()); got != 3+logSegmentSize+5 {
+			t.Fatalf("%d calls after the early-closed segment, want %d", got, 3+logSegmentSize+5)
+		}
+		if s := l.Stats(); s.Pending != 0 || s.OldestPendingAge != 0 {
+			t.Fatalf("after draining: %+v", s)
+		}
+	})
+}
