@@ -23,11 +23,14 @@ type ListenerEngine = listener.Engine
 
 // The listener engines.
 const (
-	// EngineClassic is client-go's processorListener shape (the default).
-	EngineClassic = listener.EngineClassic
-	// EngineDirect is fanout's engine, with fewer goroutines and handoffs;
-	// it is the one that implements overload control.
+	// EngineDirect is fanout's engine and the default (the zero value):
+	// one goroutine per handler reading a log shared by all handlers; it is
+	// the one that implements overload control.
 	EngineDirect = listener.EngineDirect
+	// EngineClassic is client-go's processorListener shape (two goroutines
+	// and two channel handoffs per handler), kept as the fidelity
+	// reference.
+	EngineClassic = listener.EngineClassic
 )
 
 // ListenerStats is a snapshot of one registration's counters, returned by

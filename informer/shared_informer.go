@@ -167,8 +167,8 @@ type SharedIndexInformerOptions struct {
 	// KUBE_FEATURE_InOrderInformers=true has the same effect.
 	InOrder bool
 	// ListenerEngine selects the engine of the handlers' listeners:
-	// EngineClassic (the zero value, client-go's shape) or EngineDirect.
-	// A handler registered with a non-default overload option (Overflow
+	// EngineDirect (the zero value, fanout's) or EngineClassic (client-go's
+	// shape). A handler registered with a non-default overload option (Overflow
 	// other than OverflowGrow, Workers > 1, RecoverPanics) always gets
 	// EngineDirect.
 	ListenerEngine ListenerEngine

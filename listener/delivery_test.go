@@ -109,14 +109,14 @@ func TestOrderUnderConcurrentDistribution(t *testing.T) {
 	})
 }
 
-// The ring is used only when the handler falls behind: while each
+// The classic engine's ring is used only when the handler falls behind: while each
 // notification is taken before the next arrives, nothing is written to it.
 func TestLookahead(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := NewProcessor(ProcessorOptions{})
 		g := newGate("add b false")
 		r := &recorder{before: g.wait}
-		l := mustListener(t, p, r, newUpstream("inf"), Options{})
+		l := mustListener(t, p, r, newUpstream("inf"), Options{Engine: EngineClassic})
 		stop := runProcessor(p)
 		defer stop()
 

@@ -10,16 +10,18 @@ import (
 type Engine int
 
 const (
+	// EngineDirect is fanout's engine and the default (the zero value):
+	// one goroutine per handler that reads the processor's shared log of
+	// notifications through its own cursor (or, with an overflow policy
+	// other than OverflowGrow or Workers > 1, drains a mutex-guarded queue
+	// of its own, plus Workers goroutines). It has the same guarantees as
+	// EngineClassic and is the only engine with overload control.
+	EngineDirect Engine = iota
 	// EngineClassic is client-go's processorListener shape, kept exactly:
 	// an unbuffered add channel, a pump goroutine with a one-notification
 	// lookahead that spills into a growing ring, and a goroutine that calls
-	// the handler. It is the default and the fidelity reference.
-	EngineClassic Engine = iota
-	// EngineDirect is fanout's engine: a mutex-guarded ring that add
-	// appends to, and one goroutine that drains it into the handler (plus
-	// Workers goroutines when Workers > 1). It has the same guarantees as
-	// EngineClassic and is the only engine with overload control.
-	EngineDirect
+	// the handler. It is the fidelity reference.
+	EngineClassic
 )
 
 // String returns "classic" or "direct".

@@ -46,7 +46,7 @@ type Options struct {
 	// client-go's 1024.
 	BufferSize int
 
-	// Engine selects the delivery engine; the zero value is EngineClassic.
+	// Engine selects the delivery engine; the zero value is EngineDirect.
 	// Any non-default overload option below (Overflow other than
 	// OverflowGrow, Workers > 1, RecoverPanics) selects EngineDirect
 	// whatever Engine says.
@@ -107,7 +107,7 @@ func (o *Options) validate() error {
 		return fmt.Errorf("listener: Workers must not be negative, got %d", o.Workers)
 	case o.Overflow < OverflowGrow || o.Overflow > OverflowBlock:
 		return fmt.Errorf("listener: unknown overflow policy %v", o.Overflow)
-	case o.Engine < EngineClassic || o.Engine > EngineDirect:
+	case o.Engine != EngineDirect && o.Engine != EngineClassic:
 		return fmt.Errorf("listener: unknown engine %v", o.Engine)
 	case o.Overflow == OverflowBlock && o.MaxPending == 0:
 		return errors.New("listener: MaxPending must be > 0 with OverflowBlock")
