@@ -14,8 +14,8 @@
 #   BENCH_OUT        directory for raw results (default: a temp dir).
 #   BENCH_CHEAP, BENCH_SCENARIOS override the -bench regexps of the two sets.
 #   FANOUT_BENCH_IMPLS comma-separated informer implementations to run
-#                    (clientgo,fanout,fanout-direct,fanout-inorder,
-#                    fanout-inorder-direct; default all).
+#                    (clientgo,fanout,fanout-classic,fanout-inorder,
+#                    fanout-inorder-classic; default all).
 #
 # Load averages are printed before every pass and kept in $BENCH_OUT/load.txt.
 set -euo pipefail
@@ -35,7 +35,7 @@ go test -c -o "$out/ring.test" ./ringbuffer/
 load() { echo "$(date -u +%FT%TZ) $1: $(uptime | sed 's/.*load average/load average/')" | tee -a "$out/load.txt"; }
 
 cheap=${BENCH_CHEAP:-'^Benchmark(Ring|DeltaFIFOAddPop|RealFIFOAddPop|RealFIFOAddPopBatch)$'}
-scenarios=${BENCH_SCENARIOS:-'^Benchmark(FanOut|StalledHandler|InitialList)$'}
+scenarios=${BENCH_SCENARIOS:-'^Benchmark(FanOut|StalledHandler|InitialList|Upstream)$'}
 
 for i in $(seq "$count"); do
   load "cheap pass $i/$count"
@@ -49,7 +49,7 @@ done
 load "done"
 
 # client-go first: every other column is compared with it.
-cols='/impl@(clientgo fanout fanout-direct fanout-inorder fanout-inorder-direct)'
+cols='/impl@(clientgo fanout fanout-classic fanout-inorder fanout-inorder-classic)'
 cd contrib/clientgo
 for f in cheap heavy; do
   echo

@@ -24,11 +24,12 @@ import (
 //
 //   - clientgo: client-go v0.37.2 defaults (RealFIFO, batch processing;
 //     its InOrderInformers gate is locked on).
-//   - fanout: fanout's defaults (DeltaFIFO) with the classic engine.
-//   - fanout-direct: DeltaFIFO with the direct engine.
+//   - fanout: fanout's defaults: DeltaFIFO, the direct engine.
+//   - fanout-classic: DeltaFIFO with the classic engine (client-go's
+//     listener shape).
 //   - fanout-inorder: RealFIFO (InOrder, batch processing, as client-go)
-//     with the classic engine.
-//   - fanout-inorder-direct: RealFIFO with the direct engine.
+//     with the direct engine.
+//   - fanout-inorder-classic: RealFIFO with the classic engine.
 //
 // FANOUT_BENCH_IMPLS (comma-separated names) restricts the set.
 
@@ -78,10 +79,10 @@ var allBenchImpls = []benchImpl{
 	{"clientgo", func(lw *benchSource) benchInformer {
 		return cgBenchInformer{cache.NewSharedIndexInformerWithOptions(lw, &corev1.ConfigMap{}, cache.SharedIndexInformerOptions{})}
 	}},
-	fanoutImpl("fanout", false, informer.EngineClassic),
-	fanoutImpl("fanout-direct", false, informer.EngineDirect),
-	fanoutImpl("fanout-inorder", true, informer.EngineClassic),
-	fanoutImpl("fanout-inorder-direct", true, informer.EngineDirect),
+	fanoutImpl("fanout", false, informer.EngineDirect),
+	fanoutImpl("fanout-classic", false, informer.EngineClassic),
+	fanoutImpl("fanout-inorder", true, informer.EngineDirect),
+	fanoutImpl("fanout-inorder-classic", true, informer.EngineClassic),
 }
 
 // benchImpls returns the implementations FANOUT_BENCH_IMPLS selects (all
