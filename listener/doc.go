@@ -12,22 +12,37 @@
 // # Engines
 //
 // Delivery is done by an engine behind an internal interface, chosen per
-// listener (Options.Engine). The "classic" engine, the default, keeps
-// client-go's shape exactly: an unbuffered add channel, a pump goroutine with
-// a one-notification lookahead that spills into a growing ring (package
-// ringbuffer, initial size 1024) only when a second notification arrives
-// before the first is taken, and a run goroutine that calls the handler. When
-// more than 1024 notifications are pending each handler call is traced as
-// "processorListener handler" and logged if it takes over 100 ms.
+// listener (Options.Engine).
 //
-// The "direct" engine has the same guarantees with one goroutine per
-// handler: add appends to a mutex-guarded ring (40 bytes per pending
-// notification; enqueue times are kept as runs per millisecond) and wakes the
-// run goroutine only when it sleeps. While more than 1024 are pending it
-// times handler calls in groups that grow while they stay under 100 ms, so a
-// slow group is logged with its number of calls. It carries the overload
-// control (Overflow, MaxPending, Workers, RecoverPanics). BENCHMARKS.md at
-// the repository root compares both with client-go.
+// The "direct" engine, the default, calls each handler from one goroutine.
+// A listener that buffers without bound (OverflowGrow, no Workers) reads
+// the processor's shared log: Distribute appends each notification once,
+// to segments of 256 entries that the garbage collector frees once every
+// listener's cursor has passed them, and each listener reads at its own
+// pace through its own cursor, woken only when it sleeps. A notification
+// costs one append however many handlers there are, a pending one is
+// stored once (40 bytes) for all the handlers that have not yet taken it,
+// and the writer and the readers share no lock. Notifications meant for one
+// listener alone (a late handler's replay, a resync that only some handlers
+// take) wait in a small private queue, each marked with the log position
+// it precedes, so every listener sees the order of Distribute and Add
+// calls. A listener with an overload option (Overflow, MaxPending,
+// Workers) keeps a mutex-guarded queue of its own instead, which the
+// overload control works on. While more than 1024 notifications are
+// pending the direct engine times handler calls in groups that grow while
+// they stay under 100 ms, so a slow group is logged with its number of
+// calls.
+//
+// The "classic" engine keeps client-go's shape exactly: an unbuffered add
+// channel, a pump goroutine with a one-notification lookahead that spills
+// into a growing ring (package ringbuffer, initial size 1024) only when a
+// second notification arrives before the first is taken, and a run
+// goroutine that calls the handler. When more than 1024 notifications are
+// pending each handler call is traced as "processorListener handler" and
+// logged if it takes over 100 ms. It is the fidelity reference; the
+// listener tests run every behaviour on both engines (and on the direct
+// engine's own queue). BENCHMARKS.md at the repository root compares them
+// with client-go.
 //
 // # Use by the shared informer
 //
