@@ -59,15 +59,20 @@ type DeltaFIFO struct {
 
 	mu   sync.Mutex // guards the fields below; cond.L is &mu
 	cond sync.Cond
-	// items holds the pending Deltas of each queued key; never empty.
-	items map[string]Deltas
-	// itemsPeak is the largest size items has grown or been allocated to;
+	// queue[head:] holds each queued key once, with its pending Deltas,
+	// in first-enqueue order; queue[:head] are popped slots, cleared. The
+	// entry queue[i] has sequence number base+i.
+	queue []queueEntry
+	head  int
+	base  int
+	// index maps each queued key to its entry's sequence number. It may
+	// also hold stale keys, popped since (see popLocked), whose numbers
+	// are below base+head; stale counts them.
+	index map[string]int
+	stale int
+	// indexPeak is the largest size index has grown or been allocated to;
 	// a map never shrinks, so a large one is dropped once it drains.
-	itemsPeak int
-	// queue[head:] holds each key of items once, in first-enqueue order;
-	// queue[:head] are popped slots, cleared.
-	queue  []string
-	head   int
+	indexPeak int
 	sync   initialSync
 	closed bool
 }
@@ -97,7 +102,7 @@ func NewDeltaFIFOWithOptions(opts DeltaFIFOOptions) *DeltaFIFO {
 		known:       opts.KnownObjects,
 		transformer: opts.Transformer,
 		replaceType: Sync,
-		items:       map[string]Deltas{},
+		index:       map[string]int{},
 		sync:        newInitialSync(),
 	}
 	if f.keyFunc == nil {
@@ -178,7 +183,11 @@ func (f *DeltaFIFO) IsClosed() bool {
 func (f *DeltaFIFO) ListKeys() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]string(nil), f.queue[f.head:]...)
+	keys := make([]string, 0, len(f.queue)-f.head)
+	for _, e := range f.queue[f.head:] {
+		keys = append(keys, e.key)
+	}
+	return keys
 }
 
 // GetByKey returns a copy of the Deltas queued for key. exists is false if
@@ -186,11 +195,11 @@ func (f *DeltaFIFO) ListKeys() []string {
 func (f *DeltaFIFO) GetByKey(key string) (item interface{}, exists bool, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	d, ok := f.items[key]
-	if !ok {
+	e, _ := f.entryLocked(key)
+	if e == nil {
 		return nil, false, nil
 	}
-	return append(Deltas(nil), d...), true, nil
+	return append(Deltas(nil), e.deltas...), true, nil
 }
 
 // Len returns the number of queued keys. It is a fanout addition, not part

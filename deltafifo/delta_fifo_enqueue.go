@@ -29,7 +29,8 @@ func (f *DeltaFIFO) Delete(obj interface{}) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.sync.populate(0)
-	_, queued := f.items[key]
+	e, _ := f.entryLocked(key)
+	queued := e != nil
 	if f.known == nil {
 		if !queued {
 			return nil
@@ -71,15 +72,12 @@ func (f *DeltaFIFO) queueKeyLocked(key string, emit, as DeltaType, obj interface
 			}
 		}
 	}
-	old, queued := f.items[key]
+	e, stale := f.entryLocked(key)
+	queued = e != nil
 	if queued {
-		f.items[key] = collapseDeletions(append(old, Delta{Type: emit, Object: obj}))
+		e.deltas = collapseDeletions(append(e.deltas, Delta{Type: emit, Object: obj}))
 	} else {
-		f.items[key] = Deltas{{Type: emit, Object: obj}}
-		if n := len(f.items); n > f.itemsPeak {
-			f.itemsPeak = n
-		}
-		f.pushLocked(key)
+		f.pushLocked(key, Deltas{{Type: emit, Object: obj}}, stale)
 	}
 	f.cond.Broadcast()
 	return queued, nil

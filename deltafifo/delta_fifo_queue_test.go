@@ -36,8 +36,8 @@ func TestDeltaFIFOQueueReusesPoppedSlots(t *testing.T) {
 	}
 	require.Equal(t, want, f.ListKeys())
 	require.LessOrEqual(t, cap(f.queue), 4*(depth+1), "key slice grew with the keys that went through it")
-	for _, k := range f.queue[:f.head] {
-		require.Empty(t, k, "a popped slot still holds its key")
+	for _, e := range f.queue[:f.head] {
+		require.Empty(t, e, "a popped slot still holds its entry")
 	}
 }
 
@@ -55,17 +55,17 @@ func TestDeltaFIFOQueueShrinksAfterLargeDrain(t *testing.T) {
 				list[i] = o(fmt.Sprintf("k%05d", i), i)
 			}
 			require.NoError(t, f.Replace(list, "1"))
-			require.Equal(t, tc.n, f.itemsPeak)
+			require.Equal(t, tc.n, f.indexPeak)
 			for i := range list {
 				require.Equal(t, fmt.Sprintf("k%05d", i), popKey(t, f))
 			}
 			require.True(t, f.HasSynced())
 			require.Zero(t, f.Len())
 			if tc.wantDrop {
-				require.Zero(t, f.itemsPeak)
+				require.Zero(t, f.indexPeak)
 				require.Zero(t, cap(f.queue))
 			} else {
-				require.Equal(t, tc.n, f.itemsPeak)
+				require.Equal(t, tc.n, f.indexPeak)
 				require.Equal(t, tc.n, cap(f.queue))
 			}
 			// The queue still works afterwards.
@@ -117,4 +117,52 @@ func TestDeltaFIFOPopKeyed(t *testing.T) {
 		t.Fatal("process called on a closed, empty queue")
 		return nil
 	}), ErrFIFOClosed)
+}
+
+// While a large list drains, popped keys stay in the index as stale
+// entries: they must read as not queued (GetByKey, Delete, Add), and the
+// index is rebuilt once they outnumber the pending keys, with the queue's
+// order and content unchanged throughout.
+func TestDeltaFIFOQueueStaleIndexKeys(t *testing.T) {
+	f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{KeyFunction: tkey})
+	n := 2*shrinkAbove + 10
+	list := make([]interface{}, n)
+	for i := range list {
+		list[i] = o(fmt.Sprintf("k%05d", i), i)
+	}
+	require.NoError(t, f.Replace(list, "1"))
+	for i := range 3 {
+		require.Equal(t, fmt.Sprintf("k%05d", i), popKey(t, f))
+	}
+	require.Equal(t, 3, f.stale, "a large index keeps popped keys")
+
+	_, exists, err := f.GetByKey("k00001")
+	require.NoError(t, err)
+	require.False(t, exists, "a popped key reads as queued")
+	require.NoError(t, f.Delete(o("k00002", 9)))
+	require.Equal(t, n-3, f.Len(), "Delete of a popped key queued a deletion")
+	require.NoError(t, f.Add(o("k00000", 7)))
+	require.Equal(t, n-2, f.Len())
+	require.Equal(t, 2, f.stale, "a requeued key is no longer stale")
+	item, exists, err := f.GetByKey("k00000")
+	require.NoError(t, err)
+	require.True(t, exists)
+	require.Equal(t, Deltas{{Type: Added, Object: o("k00000", 7)}}, item)
+
+	// Pop past the point where stale keys outnumber pending ones.
+	for i := 3; i < n-shrinkAbove+1; i++ {
+		require.Equal(t, fmt.Sprintf("k%05d", i), popKey(t, f))
+	}
+	require.Less(t, f.stale, shrinkAbove+2, "stale keys were not dropped")
+	require.Equal(t, len(f.queue)-f.head+f.stale, len(f.index))
+	for i := n - shrinkAbove + 1; i < n; i++ {
+		require.Equal(t, fmt.Sprintf("k%05d", i), popKey(t, f))
+		_, exists, err := f.GetByKey(fmt.Sprintf("k%05d", i))
+		require.NoError(t, err)
+		require.False(t, exists)
+	}
+	require.Equal(t, []string{"k00000"}, f.ListKeys())
+	require.Equal(t, "k00000", popKey(t, f))
+	require.Zero(t, f.stale)
+	require.Empty(t, f.index, "a drained queue keeps stale keys")
 }

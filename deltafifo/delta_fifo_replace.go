@@ -30,8 +30,8 @@ func (f *DeltaFIFO) Replace(list []interface{}, _ string) error {
 	var before map[string]bool
 	if n := len(f.queue) - f.head; n > 0 {
 		before = make(map[string]bool, n)
-		for _, key := range f.queue[f.head:] {
-			before[key] = false
+		for _, e := range f.queue[f.head:] {
+			before[e.key] = false
 		}
 	}
 	f.reserveLocked(len(list))
@@ -64,7 +64,8 @@ func (f *DeltaFIFO) Replace(list []interface{}, _ string) error {
 			listed++
 			continue
 		}
-		last := f.items[key].Newest().Object
+		e, _ := f.entryLocked(key)
+		last := e.deltas.Newest().Object
 		if tomb, ok := last.(DeletedFinalStateUnknown); ok {
 			last = tomb.Obj
 		}
@@ -77,7 +78,7 @@ func (f *DeltaFIFO) Replace(list []interface{}, _ string) error {
 	if f.known != nil {
 		for _, key := range f.known.ListKeys() {
 			// Listed keys and keys queued before are queued now.
-			if len(f.items[key]) > 0 {
+			if e, _ := f.entryLocked(key); e != nil {
 				continue
 			}
 			last, exists, err := f.known.GetByKey(key)
@@ -134,7 +135,7 @@ func (f *DeltaFIFO) resyncKeyLocked(k string) error {
 	if err != nil {
 		return KeyError{Obj: obj, Err: err}
 	}
-	if len(f.items[key]) > 0 {
+	if e, _ := f.entryLocked(key); e != nil {
 		return nil
 	}
 	if _, err := f.queueKeyLocked(key, Sync, Sync, obj); err != nil {
