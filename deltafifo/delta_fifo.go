@@ -73,8 +73,8 @@ type DeltaFIFO struct {
 	// indexPeak is the largest size index has grown or been allocated to;
 	// a map never shrinks, so a large one is dropped once it drains.
 	indexPeak int
-	sync   initialSync
-	closed bool
+	sync      initialSync
+	closed    bool
 }
 
 // Compile-time checks of the interfaces DeltaFIFO implements.
