@@ -73,8 +73,12 @@ type DeltaFIFO struct {
 	// indexPeak is the largest size index has grown or been allocated to;
 	// a map never shrinks, so a large one is dropped once it drains.
 	indexPeak int
-	sync      initialSync
-	closed    bool
+	// chunked is set during a large Replace: new Deltas are then cut
+	// from spare (see newDeltasLocked).
+	chunked bool
+	spare   Deltas
+	sync    initialSync
+	closed  bool
 }
 
 // Compile-time checks of the interfaces DeltaFIFO implements.

@@ -77,7 +77,7 @@ func (f *DeltaFIFO) queueKeyLocked(key string, emit, as DeltaType, obj interface
 	if queued {
 		e.deltas = collapseDeletions(append(e.deltas, Delta{Type: emit, Object: obj}))
 	} else {
-		f.pushLocked(key, Deltas{{Type: emit, Object: obj}}, stale)
+		f.pushLocked(key, f.newDeltasLocked(Delta{Type: emit, Object: obj}), stale)
 	}
 	f.cond.Broadcast()
 	return queued, nil
@@ -97,4 +97,25 @@ func collapseDeletions(d Deltas) Deltas {
 	}
 	d[n-1] = Delta{}
 	return d[:n-1]
+}
+
+// deltasChunk is how many one-delta Deltas a large Replace allocates at
+// once. A consumer that keeps a popped Deltas (Pop's result) keeps the
+// others of its chunk reachable too, so the chunk is kept small.
+const deltasChunk = 16
+
+// newDeltasLocked returns a new Deltas holding d only. During a large
+// Replace it is cut from a chunk (length and capacity 1: an append copies
+// it out), which saves an allocation per listed key.
+func (f *DeltaFIFO) newDeltasLocked(d Delta) Deltas {
+	if !f.chunked {
+		return Deltas{d}
+	}
+	if len(f.spare) == 0 {
+		f.spare = make(Deltas, deltasChunk)
+	}
+	out := f.spare[:1:1]
+	f.spare = f.spare[1:]
+	out[0] = d
+	return out
 }

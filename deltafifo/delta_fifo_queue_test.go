@@ -166,3 +166,30 @@ func TestDeltaFIFOQueueStaleIndexKeys(t *testing.T) {
 	require.Zero(t, f.stale)
 	require.Empty(t, f.index, "a drained queue keeps stale keys")
 }
+
+// A large Replace cuts its Deltas from shared chunks: appending to one
+// (a later Update, or a duplicate in the list) must leave its neighbours
+// alone.
+func TestDeltaFIFOQueueChunkedDeltasAreIndependent(t *testing.T) {
+	f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{KeyFunction: tkey, EmitDeltaTypeReplaced: true})
+	list := make([]interface{}, 100)
+	for i := range list {
+		list[i] = o(fmt.Sprintf("k%03d", i), i)
+	}
+	list = append(list, o("k001", 1000))
+	require.NoError(t, f.Replace(list, "1"))
+	require.NoError(t, f.Update(o("k000", 2000)))
+	want := map[string]Deltas{
+		"k000": {{Type: Replaced, Object: o("k000", 0)}, {Type: Updated, Object: o("k000", 2000)}},
+		"k001": {{Type: Replaced, Object: o("k001", 1)}, {Type: Replaced, Object: o("k001", 1000)}},
+		"k002": {{Type: Replaced, Object: o("k002", 2)}},
+		"k003": {{Type: Replaced, Object: o("k003", 3)}},
+	}
+	for key, d := range want {
+		got, exists, err := f.GetByKey(key)
+		require.NoError(t, err)
+		require.True(t, exists)
+		require.Equal(t, d, got, key)
+	}
+	require.Nil(t, f.spare, "Replace kept its unused chunk")
+}

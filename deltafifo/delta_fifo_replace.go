@@ -35,6 +35,10 @@ func (f *DeltaFIFO) Replace(list []interface{}, _ string) error {
 		}
 	}
 	f.reserveLocked(len(list))
+	if len(list) >= 64 {
+		f.chunked = true
+		defer func() { f.chunked, f.spare = false, nil }()
+	}
 	added := 0
 	for _, obj := range list {
 		key, err := f.KeyOf(obj)
