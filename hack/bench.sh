@@ -10,7 +10,8 @@
 #                    every implementation, so the implementations are
 #                    interleaved in time and load spikes hit them alike.
 #   BENCH_HEAVY_COUNT passes of the scenario benchmarks (fan-out, stalled
-#                    handler, initial list; one iteration each); default 3.
+#                    handler, initial list, upstream; one iteration each);
+#                    default 5.
 #   BENCH_OUT        directory for raw results (default: a temp dir).
 #   BENCH_CHEAP, BENCH_SCENARIOS override the -bench regexps of the two sets.
 #   FANOUT_BENCH_IMPLS comma-separated informer implementations to run
@@ -21,7 +22,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${1:-6}
-heavy=${BENCH_HEAVY_COUNT:-3}
+heavy=${BENCH_HEAVY_COUNT:-5}
 out=${BENCH_OUT:-$(mktemp -d)}
 mkdir -p "$out"
 : >"$out/cheap.txt"
