@@ -58,8 +58,9 @@ func (f *DeltaFIFO) pushLocked(key string, deltas Deltas, stale bool) {
 // the head's, which entryLocked checks), which saves a map operation per
 // pop while a large list drains; the index is dropped once the queue
 // drains, or rebuilt from the pending entries once the stale keys
-// outnumber them, so it stays within a constant factor of the queue's size
-// and each pop stays O(1) amortised. A small index deletes the key at once.
+// outnumber them fourfold (a large list that is nearly drained is not
+// worth rebuilding for), so it stays within a constant factor of the
+// queue's size and each pop stays O(1) amortised. A small index deletes the key at once.
 func (f *DeltaFIFO) popLocked() (string, Deltas) {
 	e := f.queue[f.head]
 	f.queue[f.head] = queueEntry{}
@@ -85,7 +86,7 @@ func (f *DeltaFIFO) popLocked() (string, Deltas) {
 			f.indexPeak = 0
 			f.stale = 0
 		}
-	case f.stale > shrinkAbove && f.stale > pending:
+	case f.stale > shrinkAbove && f.stale > 4*pending:
 		f.rebuildIndexLocked()
 	}
 	return e.key, e.deltas
