@@ -55,5 +55,5 @@ cd contrib/clientgo
 for f in cheap heavy; do
   echo
   echo "== benchstat $f (raw: $out/$f.txt)"
-  go run golang.org/x/perf/cmd/benchstat -col "$cols" "$out/$f.txt" || true
+  go tool benchstat -col "$cols" "$out/$f.txt" || true
 done
