@@ -167,11 +167,13 @@ func (c *classic) oldestAge() (time.Duration, bool) {
 
 func (c *classic) run() {
 	crashed := false
+	var tg traceGate
 	for n := range c.nextCh {
 		if crashed {
 			c.l.waitAfterCrash()
 		}
-		crashed = c.l.deliver(n, c.pending.Load(), true)
+		p := c.pending.Load()
+		crashed = c.l.deliver(n, p, p > initialBufferSize && tg.enabled())
 	}
 }
 

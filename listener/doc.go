@@ -28,21 +28,21 @@
 // it precedes, so every listener sees the order of Distribute and Add
 // calls. A listener with an overload option (Overflow, MaxPending,
 // Workers) keeps a mutex-guarded queue of its own instead, which the
-// overload control works on. While more than 1024 notifications are
-// pending the direct engine times handler calls in groups that grow while
-// they stay under 100 ms, so a slow group is logged with its number of
-// calls.
+// overload control works on.
 //
 // The "classic" engine keeps client-go's shape exactly: an unbuffered add
 // channel, a pump goroutine with a one-notification lookahead that spills
 // into a growing ring (package ringbuffer, initial size 1024) only when a
 // second notification arrives before the first is taken, and a run
-// goroutine that calls the handler. When more than 1024 notifications are
-// pending each handler call is traced as "processorListener handler" and
-// logged if it takes over 100 ms. It is the fidelity reference; the
+// goroutine that calls the handler. It is the fidelity reference; the
 // listener tests run every behaviour on both engines (and on the direct
 // engine's own queue). BENCHMARKS.md at the repository root compares them
 // with client-go.
+//
+// With either engine, when more than 1024 notifications are pending each
+// handler call is timed, as client-go's "processorListener handler" trace,
+// and logged if it takes over 100 ms, provided klog's verbosity is 2 or
+// more (below it client-go's trace prints nothing, so nothing is timed).
 //
 // # Use by the shared informer
 //

@@ -372,7 +372,8 @@ func (l *Listener) keyOf(obj any) string {
 //
 // With traced, a call made while more than initialBufferSize notifications
 // are pending is timed and logged if slow, as client-go's "processorListener
-// handler" trace; an engine that times such calls itself passes false.
+// handler" trace; engines pass it when a traceGate says a trace could be
+// logged.
 func (l *Listener) deliver(n Notification, pending int64, traced bool) (crashed bool) {
 	if traced && pending > initialBufferSize {
 		defer l.traceIfLong(time.Now(), pending)
@@ -458,15 +459,14 @@ const slowTraceThreshold = 100 * time.Millisecond
 // traceIfLong logs a handler call that began at start, with pending
 // notifications, if it took slowTraceThreshold or more.
 func (l *Listener) traceIfLong(start time.Time, pending int64) {
-	l.traceIfSlow(start, time.Since(start), pending, 1)
+	l.traceIfSlow(start, time.Since(start), pending)
 }
 
-// traceIfSlow logs calls handler calls (one, or a group timed together)
-// that began at start and took took, with pending notifications, if took is
-// slowTraceThreshold or more. It logs what client-go's trace does (plus the
-// number of calls for a group), but builds the trace only when it logs, so
+// traceIfSlow logs a handler call that began at start and took took, with
+// pending notifications, if took is slowTraceThreshold or more. It logs
+// what client-go's trace does, but builds the trace only when it logs, so
 // that fast calls allocate nothing for it.
-func (l *Listener) traceIfSlow(start time.Time, took time.Duration, pending int64, calls int) {
+func (l *Listener) traceIfSlow(start time.Time, took time.Duration, pending int64) {
 	if took < slowTraceThreshold {
 		return
 	}
@@ -474,9 +474,6 @@ func (l *Listener) traceIfSlow(start time.Time, took time.Duration, pending int6
 		{Key: "handler", Value: l.name},
 		{Key: "pendingNotifications", Value: pending},
 		{Key: "started", Value: start},
-	}
-	if calls > 1 {
-		fields = append(fields, utiltrace.Field{Key: "calls", Value: calls})
 	}
 	trace := utiltrace.New("processorListener handler", fields...)
 	trace.Step("handler returned", utiltrace.Field{Key: "took", Value: took})

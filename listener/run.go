@@ -1,38 +1,41 @@
 package listener
 
-import "time"
+import "k8s.io/klog/v2"
 
-// maxTimedGroup is the most backlogged handler calls the direct engine
-// times with one pair of clock reads.
-const maxTimedGroup = 64
+// traceCheckEvery is how many handler calls a traceGate answers from its
+// cached verbosity before asking klog again.
+const traceCheckEvery = 256
+
+// traceGate tells one delivering goroutine whether klog's verbosity lets a
+// "processorListener handler" trace be logged at all: client-go's trace
+// prints nothing below verbosity 2, so below it fanout does not time the
+// calls either, and a backlog costs no clock reads. The answer is cached for
+// traceCheckEvery calls, so a verbosity change takes effect within them.
+// The zero value is ready; a traceGate belongs to one goroutine.
+type traceGate struct {
+	left int
+	on   bool
+}
+
+// enabled reports whether traces can be logged.
+func (g *traceGate) enabled() bool {
+	if g.left == 0 {
+		g.on = klog.V(2).Enabled()
+		g.left = traceCheckEvery
+	}
+	g.left--
+	return g.on
+}
 
 // runLoop calls l's handler for each notification next returns, in order,
-// until next reports the listener stopped. Both direct engines run it.
-//
-// While more than initialBufferSize notifications are pending, handler
-// calls are timed and logged if slow, as client-go's "processorListener
-// handler" trace, but in groups, to spare a clock read per call: back-to-back
-// calls are timed together, the group doubling (up to maxTimedGroup) while
-// groups take less than the threshold, so no call in them was slow. A group
-// that reaches the threshold is logged, with its number of calls, and the
-// next group is a single call again, so a handler that stays slow is traced
-// call by call.
+// until next reports the listener stopped. Both forms of the direct engine
+// run it. As in client-go, a call made while more than initialBufferSize
+// notifications are pending is timed and logged if slow, as the
+// "processorListener handler" trace (when klog's verbosity lets it be
+// logged; see traceGate).
 func runLoop(l *Listener, next func() (n Notification, pending int64, ok bool)) {
 	crashed := false
-	var start time.Time // when the current timed group began; zero outside a backlog
-	var calls, group int
-	var lastPending int64
-	endGroup := func() {
-		end := time.Now()
-		took := end.Sub(start)
-		l.traceIfSlow(start, took, lastPending, calls)
-		if took >= slowTraceThreshold {
-			group = 1
-		} else {
-			group = min(2*group, maxTimedGroup)
-		}
-		start, calls = end, 0
-	}
+	var tg traceGate
 	for {
 		n, pending, ok := next()
 		if !ok {
@@ -40,24 +43,7 @@ func runLoop(l *Listener, next func() (n Notification, pending int64, ok bool)) 
 		}
 		if crashed {
 			l.waitAfterCrash()
-			start, calls = time.Time{}, 0
 		}
-		if pending <= initialBufferSize {
-			if calls > 0 {
-				endGroup()
-			}
-			start = time.Time{}
-			crashed = l.deliver(n, pending, false)
-			continue
-		}
-		if start.IsZero() {
-			start, calls, group = time.Now(), 0, 1
-		}
-		crashed = l.deliver(n, pending, false)
-		calls++
-		lastPending = pending
-		if calls >= group {
-			endGroup()
-		}
+		crashed = l.deliver(n, pending, pending > initialBufferSize && tg.enabled())
 	}
 }

@@ -52,9 +52,8 @@ func (h *slowOn) OnDelete(interface{}) {}
 
 // TestBacklogTraceLogsOnlySlowCalls checks the "processorListener handler"
 // trace (logged at verbosity 2, as client-go's): with more than 1024
-// notifications pending, a handler call of 150ms is logged once (the direct
-// engine may log it within a group of calls), and the fast calls around it
-// are not.
+// notifications pending, a handler call of 150ms is logged once, and the
+// fast calls around it are not.
 func TestBacklogTraceLogsOnlySlowCalls(t *testing.T) {
 	// Traces are logged at verbosity 2, as client-go's.
 	var fs flag.FlagSet
@@ -100,5 +99,37 @@ func TestBacklogTraceLogsOnlySlowCalls(t *testing.T) {
 				t.Fatalf("%d traces logged, want 1:\n%s", got, out.String())
 			}
 		})
+	}
+}
+
+// A traceGate follows klog's verbosity: closed below 2, open from 2, and a
+// change takes effect within traceCheckEvery calls.
+func TestTraceGateFollowsVerbosity(t *testing.T) {
+	var fs flag.FlagSet
+	klog.InitFlags(&fs)
+	defer func() { _ = fs.Set("v", "0") }()
+	if err := fs.Set("v", "1"); err != nil {
+		t.Fatal(err)
+	}
+	var g traceGate
+	for i := range traceCheckEvery {
+		if g.enabled() {
+			t.Fatalf("call %d: enabled at verbosity 1", i)
+		}
+	}
+	if err := fs.Set("v", "2"); err != nil {
+		t.Fatal(err)
+	}
+	if !g.enabled() {
+		t.Fatal("not enabled at verbosity 2 after traceCheckEvery calls")
+	}
+	if err := fs.Set("v", "0"); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for g.enabled() {
+		if n++; n > traceCheckEvery {
+			t.Fatalf("still enabled %d calls after verbosity dropped to 0", n)
+		}
 	}
 }

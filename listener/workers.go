@@ -55,6 +55,7 @@ func (d *direct) runWorkers() {
 // dropping them once the listener is stopped.
 func (d *direct) work(ch <-chan workItem) {
 	crashed := false
+	var tg traceGate
 	for it := range ch {
 		if d.l.stopped() {
 			continue
@@ -62,6 +63,6 @@ func (d *direct) work(ch <-chan workItem) {
 		if crashed {
 			d.l.waitAfterCrash()
 		}
-		crashed = d.l.deliver(it.n, it.pending, true)
+		crashed = d.l.deliver(it.n, it.pending, it.pending > initialBufferSize && tg.enabled())
 	}
 }
