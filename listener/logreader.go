@@ -43,6 +43,7 @@ type logReader struct {
 	idx int         // index of entry seq in seg
 	seq uint64      // next entry to read
 	pub uint64      // the log's published count, as last loaded
+	tg  traceGate   // whether pending must be exact for the trace
 
 	_ cacheLinePad
 	// Written by the run goroutine, read by others.
@@ -194,11 +195,13 @@ func (r *logReader) next() (n Notification, pending int64, ok bool) {
 				return n, r.pendingNow(), true
 			}
 		}
-		// Reload the published count once the snapshot runs out, and also
-		// while it shows no more than initialBufferSize pending: the
-		// pending count handed to runLoop then decides exactly, as
-		// client-go's ring length does, whether the call is traced.
-		if r.pub-r.seq > initialBufferSize || r.loadPub() {
+		// Reload the published count once the snapshot runs out. While
+		// traces can be logged, reload it also while the snapshot shows
+		// no more than initialBufferSize pending: the pending count handed
+		// to runLoop then decides exactly, as client-go's ring length
+		// does, whether the call is traced. (A reload is a cache miss on
+		// the line the writer updates for every notification.)
+		if r.seq < r.pub && (r.pub-r.seq > initialBufferSize || !r.tg.enabled()) || r.loadPub() {
 			if r.idx == int(r.seg.size.Load()) {
 				r.seg, r.idx = r.seg.next.Load(), 0
 				r.curSeg.Store(r.seg)
