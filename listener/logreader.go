@@ -75,6 +75,8 @@ type logReader struct {
 	privTotal uint64 // items ever put in priv; guarded by privMu
 }
 
+// newLogReader returns l's engine reading log; Processor.AddListener
+// attaches it.
 func newLogReader(l *Listener, log *sharedLog) *logReader {
 	r := &logReader{l: l, log: log, wake: make(chan struct{}, 1), priv: ringbuffer.New[privateItem](0)}
 	r.sleeping.Store(true)
@@ -82,9 +84,9 @@ func newLogReader(l *Listener, log *sharedLog) *logReader {
 	return r
 }
 
-// setChecks recomputes upCheck and downCheck from the high water and the
-// backlog thresholds; backlogMu held (or the reader not yet shared). With
-// metrics every change of the pending count is refreshed.
+// setChecks recomputes upCheck and downCheck from the backlog thresholds;
+// backlogMu held (or the reader not yet shared). With metrics every change
+// of the pending count is refreshed.
 func (r *logReader) setChecks() {
 	if r.l.metrics != nil {
 		r.upCheck.Store(math.MinInt64)
