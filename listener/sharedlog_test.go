@@ -471,21 +471,25 @@ func TestSharedLogFreesPassedEntries(t *testing.T) {
 			p.Distribute(NewAdd(o, false), false)
 		}
 	}
-	newHandler := func(gate chan struct{}) *idHandler {
-		return &idHandler{gate: gate, want: n, done: make(chan struct{})}
+	// start runs two log readers, the second held by gate if not nil, and
+	// distributes n fresh objects whose collection the returned counter
+	// counts.
+	start := func(t *testing.T, gate chan struct{}) (h1, h2 *idHandler, l2 *Listener, c *cleanupCounter) {
+		p := NewProcessor(ProcessorOptions{})
+		up := newUpstream("inf")
+		h1 = &idHandler{want: n, done: make(chan struct{})}
+		h2 = &idHandler{gate: gate, want: n, done: make(chan struct{})}
+		l1 := mustListener(t, p, h1, up, Options{Engine: EngineDirect, BacklogWarnThresholds: quiet})
+		l2 = mustListener(t, p, h2, up, Options{Engine: EngineDirect, BacklogWarnThresholds: quiet})
+		wantEngineForm(t, EngineDirect, l1, l2)
+		t.Cleanup(runReal(p))
+		c = newCleanupCounter(n - 2*logSegmentSize)
+		distribute(p, c)
+		return h1, h2, l2, c
 	}
 
 	t.Run("consumed", func(t *testing.T) {
-		p := NewProcessor(ProcessorOptions{})
-		up := newUpstream("inf")
-		h1, h2 := newHandler(nil), newHandler(nil)
-		l1 := mustListener(t, p, h1, up, Options{Engine: EngineDirect, BacklogWarnThresholds: quiet})
-		l2 := mustListener(t, p, h2, up, Options{Engine: EngineDirect, BacklogWarnThresholds: quiet})
-		wantEngineForm(t, EngineDirect, l1, l2)
-		stop := runReal(p)
-		defer stop()
-		c := newCleanupCounter(n - 2*logSegmentSize)
-		distribute(p, c)
+		h1, h2, _, c := start(t, nil)
 		<-h1.done
 		<-h2.done
 		if h1.bad != "" || h2.bad != "" {
@@ -498,17 +502,15 @@ func TestSharedLogFreesPassedEntries(t *testing.T) {
 	})
 
 	t.Run("stalled", func(t *testing.T) {
-		p := NewProcessor(ProcessorOptions{})
-		up := newUpstream("inf")
 		gate := make(chan struct{})
-		h1, h2 := newHandler(nil), newHandler(gate)
-		l1 := mustListener(t, p, h1, up, Options{Engine: EngineDirect, BacklogWarnThresholds: quiet})
-		l2 := mustListener(t, p, h2, up, Options{Engine: EngineDirect, BacklogWarnThresholds: quiet})
-		wantEngineForm(t, EngineDirect, l1, l2)
-		stop := runReal(p)
-		defer stop()
-		c := newCleanupCounter(n - 2*logSegmentSize)
-		distribute(p, c)
+		h1, h2, l2, c := start(t, gate)
+		t.Cleanup(func() { // before stopping the processor: a failed check must not leave h2 held
+			select {
+			case <-gate:
+			default:
+				close(gate)
+			}
+		})
 		<-h1.done
 		// Garbage made now, with cleanups: once they have run, a
 		// collection has had every chance to free unpinned log entries.

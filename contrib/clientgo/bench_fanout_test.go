@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
-	"time"
 
 	"k8s.io/apimachinery/pkg/watch"
 )
@@ -39,8 +38,7 @@ func BenchmarkFanOut(b *testing.B) {
 }
 
 func benchFanOut(b *testing.B, im benchImpl, handlers int, events []watch.Event) {
-	var wall, cpu time.Duration
-	var mallocs, bytes uint64
+	var cost sendCost
 	var goroutines float64
 	b.StopTimer()
 	for range b.N {
@@ -63,26 +61,14 @@ func benchFanOut(b *testing.B, im benchImpl, handlers int, events []watch.Event)
 		}
 		goroutines += float64(runtime.NumGoroutine()-g0) / float64(handlers)
 		w := src.watcher(b)
-		runtime.GC()
-		m0, b0 := allocCounters()
-		c0, t0 := cpuTime(), time.Now()
-		b.StartTimer()
-		go w.send(events, nil)
-		for _, h := range hs {
-			waitClosed(b, "updates", h.updatesDone)
-		}
-		b.StopTimer()
-		wall += time.Since(t0)
-		cpu += cpuTime() - c0
-		m1, b1 := allocCounters()
-		mallocs += m1 - m0
-		bytes += b1 - b0
+		cost.measure(b, w, events, func() {
+			for _, h := range hs {
+				waitClosed(b, "updates", h.updatesDone)
+			}
+		})
 		inf.stop()
 	}
 	n := float64(b.N) * float64(len(events))
-	b.ReportMetric(n/wall.Seconds(), "events/s")
-	b.ReportMetric(float64(cpu.Nanoseconds())/(n*float64(handlers)), "cpu-ns/delivery")
-	b.ReportMetric(float64(mallocs)/n, "allocs/event")
-	b.ReportMetric(float64(bytes)/n, "B/event")
+	cost.report(b, n, n*float64(handlers), "cpu-ns/delivery")
 	b.ReportMetric(goroutines/float64(b.N), "goroutines/handler")
 }

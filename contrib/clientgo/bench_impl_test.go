@@ -11,6 +11,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -176,6 +177,39 @@ func heapAfterGC() uint64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.HeapAlloc
+}
+
+// sendCost adds up what sending watch streams through an informer costs:
+// wall time, process CPU and allocations.
+type sendCost struct {
+	wall, cpu      time.Duration
+	mallocs, bytes uint64
+}
+
+// measure sends events to w, with the benchmark timer running, until wait
+// returns, and adds what that cost to c.
+func (c *sendCost) measure(b *testing.B, w *benchWatcher, events []watch.Event, wait func()) {
+	runtime.GC()
+	m0, b0 := allocCounters()
+	c0, t0 := cpuTime(), time.Now()
+	b.StartTimer()
+	go w.send(events, nil)
+	wait()
+	b.StopTimer()
+	c.wall += time.Since(t0)
+	c.cpu += cpuTime() - c0
+	m1, b1 := allocCounters()
+	c.mallocs += m1 - m0
+	c.bytes += b1 - b0
+}
+
+// report reports events/s, allocs/event and B/event for n events sent, and
+// the CPU per unit (cpuUnits of them in all) as the metric cpuMetric.
+func (c *sendCost) report(b *testing.B, n, cpuUnits float64, cpuMetric string) {
+	b.ReportMetric(n/c.wall.Seconds(), "events/s")
+	b.ReportMetric(float64(c.cpu.Nanoseconds())/cpuUnits, cpuMetric)
+	b.ReportMetric(float64(c.mallocs)/n, "allocs/event")
+	b.ReportMetric(float64(c.bytes)/n, "B/event")
 }
 
 // allocCounters returns the number and bytes of allocations so far.

@@ -2,10 +2,8 @@ package clientgo
 
 import (
 	"fmt"
-	"runtime"
 	"strconv"
 	"testing"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -24,8 +22,7 @@ func BenchmarkUpstream(b *testing.B) {
 	lastRV := strconv.Itoa(len(events) + 1)
 	for _, im := range benchImpls() {
 		b.Run("impl="+im.name, func(b *testing.B) {
-			var wall, cpu time.Duration
-			var mallocs, bytes uint64
+			var cost sendCost
 			b.StopTimer()
 			for range b.N {
 				src := newBenchSource(fanOutObjects)
@@ -33,28 +30,16 @@ func BenchmarkUpstream(b *testing.B) {
 				waitFor(b, "informer sync", inf.HasSynced)
 				get := storeGetter(b, inf.benchInformer)
 				w := src.watcher(b)
-				runtime.GC()
-				m0, b0 := allocCounters()
-				c0, t0 := cpuTime(), time.Now()
-				b.StartTimer()
-				go w.send(events, nil)
-				waitFor(b, "last update in the store", func() bool {
-					obj, ok, err := get(lastKey)
-					return err == nil && ok && obj.(metav1.Object).GetResourceVersion() == lastRV
+				cost.measure(b, w, events, func() {
+					waitFor(b, "last update in the store", func() bool {
+						obj, ok, err := get(lastKey)
+						return err == nil && ok && obj.(metav1.Object).GetResourceVersion() == lastRV
+					})
 				})
-				b.StopTimer()
-				wall += time.Since(t0)
-				cpu += cpuTime() - c0
-				m1, b1 := allocCounters()
-				mallocs += m1 - m0
-				bytes += b1 - b0
 				inf.stop()
 			}
 			n := float64(b.N) * float64(len(events))
-			b.ReportMetric(n/wall.Seconds(), "events/s")
-			b.ReportMetric(float64(cpu.Nanoseconds())/n, "cpu-ns/event")
-			b.ReportMetric(float64(mallocs)/n, "allocs/event")
-			b.ReportMetric(float64(bytes)/n, "B/event")
+			cost.report(b, n, n, "cpu-ns/event")
 		})
 	}
 }
