@@ -127,11 +127,12 @@ func recordingHandler(l *callLog) cache.ResourceEventHandler {
 	}
 }
 
-func newDiffSide(name string, mode diffMode, fanout bool) *diffSide {
+func newDiffSide(name string, mode diffMode, fanout bool, engine informer.ListenerEngine) *diffSide {
 	s := &diffSide{name: name, src: newFakeSource()}
 	if fanout {
 		s.inf = NewSharedIndexInformerFunc(func(o *informer.SharedIndexInformerOptions) {
 			o.InOrder = mode == inOrderMode
+			o.ListenerEngine = engine
 		})(s.src, &corev1.ConfigMap{}, diffResync, cache.Indexers{})
 	} else {
 		s.inf = cache.NewSharedIndexInformer(s.src, &corev1.ConfigMap{}, diffResync, cache.Indexers{})
@@ -139,12 +140,23 @@ func newDiffSide(name string, mode diffMode, fanout bool) *diffSide {
 	return s
 }
 
+// diffEngine is the listener engine fanout runs for seed: the default
+// (direct) engine, and the classic one for every third seed, so that both
+// are compared with client-go at no extra cost.
+func diffEngine(seed int64) informer.ListenerEngine {
+	if seed%3 == 0 {
+		return informer.EngineClassic
+	}
+	return informer.EngineDirect
+}
+
 // runInformerDiff runs one seed in one mode; it must be called inside a
 // synctest bubble.
 func runInformerDiff(t *testing.T, seed int64, mode diffMode) {
-	t.Logf("seed %d", seed)
+	engine := diffEngine(seed)
+	t.Logf("seed %d, fanout engine %v", seed, engine)
 	r := &diffRun{t: t, rng: rand.New(rand.NewSource(seed)), mode: mode}
-	r.sides = [2]*diffSide{newDiffSide("client-go", mode, false), newDiffSide("fanout", mode, true)}
+	r.sides = [2]*diffSide{newDiffSide("client-go", mode, false, engine), newDiffSide("fanout", mode, true, engine)}
 	for _, s := range r.sides {
 		if err := s.inf.SetTransform(informerDiffTransform); err != nil {
 			t.Fatalf("%s: SetTransform: %v", s.name, err)
