@@ -209,11 +209,13 @@ func (p *Processor) RemoveListener(handle any) error {
 	return nil
 }
 
-// Distribute hands n to every listener, in the order they were added, or, if
-// sync is true, only to the listeners marked by the last ShouldResync (all of
-// them until then). While
-// the processor has listeners but is not running, Distribute waits for Run.
-// It never waits for a handler, only for each listener to take n.
+// Distribute hands n to every listener, or, if sync is true, only to the
+// listeners marked by the last ShouldResync (all of them until then). The
+// listeners that read the shared log take it with one append for all of
+// them; the others (overload options, classic engine) then take it one by
+// one, in the order they were added. While the processor has listeners but
+// is not running, Distribute waits for Run. It never waits for a handler,
+// only for each listener to take n (and, under OverflowBlock, for room).
 func (p *Processor) Distribute(n Notification, sync bool) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
