@@ -667,35 +667,28 @@ func TestSharedLogConcurrentStress(t *testing.T) {
 // others go on receiving notifications, as with the direct engine's own
 // queue.
 func TestSharedLogRemovedStatsFrozen(t *testing.T) {
-	for _, name := range []string{"direct-queue", "direct"} {
-		v := variantNamed(t, name)
-		t.Run(name, func(t *testing.T) {
-			ownQueueForTests = v.ownQueue
-			defer func() { ownQueueForTests = false }()
-			synctest.Test(t, func(t *testing.T) {
-				p := NewProcessor(ProcessorOptions{})
-				up := newUpstream("inf")
-				l := mustListener(t, p, &recorder{}, up, Options{Engine: v.eng})
-				mustListener(t, p, &recorder{}, up, Options{Engine: v.eng})
-				stop := runProcessor(p)
-				defer stop()
-				p.Distribute(NewAdd("a", false), false)
-				synctest.Wait()
-				if err := p.RemoveListener(l); err != nil {
-					t.Fatal(err)
-				}
-				synctest.Wait()
-				before := l.Stats()
-				for i := range 10 {
-					p.Distribute(NewAdd(i, false), false)
-				}
-				synctest.Wait()
-				if after := l.Stats(); after != before {
-					t.Fatalf("removed listener's stats changed after its removal:\n before %+v\n after  %+v", before, after)
-				}
-			})
-		})
-	}
+	eachDirectForm(t, func(t *testing.T, eng Engine) {
+		p := NewProcessor(ProcessorOptions{})
+		up := newUpstream("inf")
+		l := mustListener(t, p, &recorder{}, up, Options{Engine: eng})
+		mustListener(t, p, &recorder{}, up, Options{Engine: eng})
+		stop := runProcessor(p)
+		defer stop()
+		p.Distribute(NewAdd("a", false), false)
+		synctest.Wait()
+		if err := p.RemoveListener(l); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		before := l.Stats()
+		for i := range 10 {
+			p.Distribute(NewAdd(i, false), false)
+		}
+		synctest.Wait()
+		if after := l.Stats(); after != before {
+			t.Fatalf("removed listener's stats changed after its removal:\n before %+v\n after  %+v", before, after)
+		}
+	})
 }
 
 // A registration handle kept after RemoveListener does not keep log
@@ -742,29 +735,22 @@ func TestSharedLogRemovedReaderReleasesLog(t *testing.T) {
 // A notification pending longer than 2^32 milliseconds (about 49.7 days,
 // the span of a log entry's time offset) still reports its true age.
 func TestSharedLogOldestAgeBeyond32BitMillis(t *testing.T) {
-	for _, name := range []string{"direct-queue", "direct"} {
-		v := variantNamed(t, name)
-		t.Run(name, func(t *testing.T) {
-			ownQueueForTests = v.ownQueue
-			defer func() { ownQueueForTests = false }()
-			synctest.Test(t, func(t *testing.T) {
-				p := NewProcessor(ProcessorOptions{})
-				g := newGate("add 0 false")
-				l := mustListener(t, p, &recorder{before: g.wait}, newUpstream("inf"), Options{Engine: v.eng})
-				stop := runProcessor(p)
-				defer stop()
-				p.Distribute(NewAdd(0, false), false)
-				synctest.Wait()
-				p.Distribute(NewAdd(1, false), false)
-				time.Sleep(50 * 24 * time.Hour)
-				if got, want := l.Stats().OldestPendingAge, 50*24*time.Hour; got != want {
-					t.Errorf("OldestPendingAge = %v, want %v", got, want)
-				}
-				g.release("add 0 false")
-				synctest.Wait()
-			})
-		})
-	}
+	eachDirectForm(t, func(t *testing.T, eng Engine) {
+		p := NewProcessor(ProcessorOptions{})
+		g := newGate("add 0 false")
+		l := mustListener(t, p, &recorder{before: g.wait}, newUpstream("inf"), Options{Engine: eng})
+		stop := runProcessor(p)
+		defer stop()
+		p.Distribute(NewAdd(0, false), false)
+		synctest.Wait()
+		p.Distribute(NewAdd(1, false), false)
+		time.Sleep(50 * 24 * time.Hour)
+		if got, want := l.Stats().OldestPendingAge, 50*24*time.Hour; got != want {
+			t.Errorf("OldestPendingAge = %v, want %v", got, want)
+		}
+		g.release("add 0 false")
+		synctest.Wait()
+	})
 }
 
 // An entry distributed more than 2^32 milliseconds after its segment began
@@ -806,4 +792,18 @@ func TestSharedLogSegmentClosedEarlyByTime(t *testing.T) {
 			t.Fatalf("after draining: %+v", s)
 		}
 	})
+}
+
+// eachDirectForm runs f in a synctest bubble on both forms of the direct
+// engine (the shared log and a queue of its own), as subtests.
+func eachDirectForm(t *testing.T, f func(t *testing.T, eng Engine)) {
+	t.Helper()
+	for _, name := range []string{"direct-queue", "direct"} {
+		v := variantNamed(t, name)
+		t.Run(name, func(t *testing.T) {
+			ownQueueForTests = v.ownQueue
+			defer func() { ownQueueForTests = false }()
+			synctest.Test(t, func(t *testing.T) { f(t, v.eng) })
+		})
+	}
 }
