@@ -7,9 +7,9 @@ FUZZTIME ?= 10m
 TEST_FUZZTIME ?= 10s
 BENCHCOUNT ?= 6
 
-.PHONY: all test test-short demo bench fuzz lint fmt vet tidy
+.PHONY: all test test-short demo bench fuzz lint fmt vet tidy modcheck
 
-all: lint test
+all: lint modcheck test
 
 ## test: race-enabled tests of every module, the performance-shaped tests
 ## (memory bounds) without the race detector, and short bounded fuzz runs.
@@ -47,6 +47,14 @@ lint:
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
+
+## modcheck: every module builds, vets and is tidy on its own, as a user's
+## build sees it (GOWORK=off: no go.work, only its go.mod and go.sum).
+modcheck:
+	@set -e; for m in $(MODULES) ./e2e; do \
+		echo "== GOWORK=off build, vet, tidy -diff: $$m"; \
+		(cd $$m && GOWORK=off $(GO) build ./... && GOWORK=off $(GO) vet ./... && GOWORK=off $(GO) mod tidy -diff); \
+	done
 
 .PHONY: e2e demo-cluster
 
