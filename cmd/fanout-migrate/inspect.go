@@ -108,7 +108,20 @@ func (cv *converter) call(call *ast.CallExpr) {
 			if isListerConstructor(path, fun.Sel.Name) && len(call.Args) > 0 {
 				cv.listerArg(fun.Sel.Name, call.Args[0])
 			}
+			if i, ok := takesClientGoIndexers(path, fun.Sel.Name); ok && i < len(call.Args) {
+				cv.indexersArg(fun.Sel.Name, call.Args[i])
+			}
 			return
+		}
+		if recv := c.kindOf(fun.X, 0); recv == kindClientGoInformer || recv == kindClientGoIndexer {
+			switch fun.Sel.Name {
+			case "AddIndexers":
+				if len(call.Args) == 1 {
+					cv.indexersArg(fun.Sel.Name, call.Args[0])
+				}
+			case "AddEventHandlerWithOptions", "SetWatchErrorHandler", "SetWatchErrorHandlerWithContext":
+				cv.report(call.Pos(), "%s of a factory informer takes client-go's types (cache.HandlerOptions, *cache.Reflector), and cache now means fanout's: take the fanout informer with clientgo.FanoutInformer from %s, or import client-go's tools/cache for this call", fun.Sel.Name, clientGoModule)
+			}
 		}
 		if fun.Sel.Name == "InformerFor" && c.kindOf(fun.X, 0) == kindClientGoTyped {
 			cv.report(call.Pos(), "InformerFor of a client-go factory takes a function that returns client-go's cache.SharedIndexInformer, and cache now means fanout's: return clientgo.Wrap(informer) from %s in it", clientGoModule)
@@ -158,13 +171,35 @@ func (cv *converter) flow(dst kind, src ast.Expr) {
 func (cv *converter) listerArg(fn string, arg ast.Expr) {
 	switch cv.c.kindOf(arg, 0) {
 	case kindFanoutIndexer:
-		name := cv.clientGoName()
-		cv.edits = append(cv.edits,
-			edit{cv.offset(arg.Pos()), cv.offset(arg.Pos()), name + ".Indexer("},
-			edit{cv.offset(arg.End()), cv.offset(arg.End()), ")"})
-		cv.wraps++
+		cv.wrap(arg, "Indexer")
 	case kindClientGoIndexer:
 	default:
 		cv.report(arg.Pos(), "cannot tell whether the indexer given to %s is fanout's (wrap it: clientgo.Indexer(...) from %s) or a factory informer's (leave it)", fn, clientGoModule)
 	}
+}
+
+// indexersArg converts fanout index functions given to a client-go
+// function that takes client-go's cache.Indexers.
+func (cv *converter) indexersArg(fn string, arg ast.Expr) {
+	if id, ok := arg.(*ast.Ident); ok && id.Name == "nil" && id.Obj == nil {
+		return
+	}
+	if call, ok := unparen(arg).(*ast.CallExpr); ok {
+		if sel, ok := call.Fun.(*ast.SelectorExpr); ok && cv.c.pkgPath(sel.X) == clientGoModule && sel.Sel.Name == "ToClientGoIndexers" {
+			return // converted already
+		}
+	}
+	if cv.c.kindOf(arg, 0) != kindFanoutIndexers {
+		cv.report(arg.Pos(), "cannot tell whether the indexers given to %s are fanout's cache.Indexers (convert them: clientgo.ToClientGoIndexers(...) from %s) or client-go's (leave them)", fn, clientGoModule)
+		return
+	}
+	cv.wrap(arg, "ToClientGoIndexers")
+}
+
+// wrap puts arg into a call of the contrib/clientgo function fn.
+func (cv *converter) wrap(arg ast.Expr, fn string) {
+	cv.edits = append(cv.edits,
+		edit{cv.offset(arg.Pos()), cv.offset(arg.Pos()), cv.clientGoName() + "." + fn + "("},
+		edit{cv.offset(arg.End()), cv.offset(arg.End()), ")"})
+	cv.wraps++
 }

@@ -102,7 +102,7 @@ func run(args []string, dir string, stdout, stderr io.Writer) int {
 	for _, r := range reports {
 		fmt.Fprintf(stderr, "%s:%d: %s\n", filepath.ToSlash(relPath(dir, r.path)), r.line, r.why)
 	}
-	if len(changed) > 0 {
+	if len(changed) > 0 && !*showDiff {
 		fmt.Fprintf(stdout, "next: %s\n", goGetCommand(needClientGo))
 	}
 	if len(reports) > 0 {

@@ -51,3 +51,21 @@ func isListerConstructor(path, name string) bool {
 	}
 	return false
 }
+
+// takesClientGoIndexers reports whether path.name is a constructor whose
+// indexers parameter (at the returned index) has client-go's cache.Indexers
+// type: client-go's typed informer constructors (NewPodInformer,
+// NewFilteredPodInformer) and the dynamic and metadata informer
+// constructors, which keep client-go's signatures in fanout's packages too.
+func takesClientGoIndexers(path, name string) (int, bool) {
+	switch {
+	case isTypedInformersPath(path):
+		if strings.HasPrefix(name, "New") && strings.HasSuffix(name, "Informer") {
+			return 3, true // (client, namespace, resync, indexers, ...)
+		}
+	case path == "k8s.io/client-go/dynamic/dynamicinformer" && name == "NewFilteredDynamicInformer",
+		path == "k8s.io/client-go/metadata/metadatainformer" && name == "NewFilteredMetadataInformer":
+		return 4, true // (client, gvr, namespace, resync, indexers, tweak)
+	}
+	return 0, false
+}

@@ -17,10 +17,11 @@ const (
 	kindClientGoIndexer       // client-go's cache.Indexer (from a factory informer)
 	kindClientGoInformer      // client-go's cache.SharedIndexInformer (a factory's Informer())
 	kindClientGoTyped         // a factory, group, version or typed informer with client-go's interface types
+	kindFanoutIndexers        // fanout's cache.Indexers (a map of index functions)
 )
 
 // maxDepth bounds how far the resolver follows declarations.
-const maxDepth = 16
+const maxDepth = 64
 
 // isCachePath reports whether path is the cache package, before or after
 // the switch.
@@ -87,6 +88,10 @@ func (c *fileCtx) kindOf(e ast.Expr, depth int) kind {
 			return kindUnknown // a variable of another package
 		}
 		return c.fieldKind(e.Sel.Name, depth+1)
+	case *ast.CompositeLit:
+		if e.Type != nil {
+			return c.typeKind(e.Type, depth+1)
+		}
 	}
 	return kindUnknown
 }
@@ -156,6 +161,13 @@ func methodResultKind(recv kind, name string, idx int) kind {
 // funcResultKind is the kind of result idx of the function path.name.
 func (w *world) funcResultKind(path, name string, idx int) kind {
 	switch {
+	case path == clientGoModule && idx == 0:
+		switch name {
+		case "Indexer":
+			return kindClientGoIndexer
+		case "Wrap", "NewSharedIndexInformer":
+			return kindClientGoInformer
+		}
 	case isCachePath(path):
 		switch name {
 		case "NewIndexer":
@@ -231,6 +243,8 @@ func cacheTypeKind(name string) kind {
 		return kindFanoutIndexer
 	case "SharedIndexInformer":
 		return kindFanoutInformer
+	case "Indexers":
+		return kindFanoutIndexers
 	}
 	return kindUnknown
 }

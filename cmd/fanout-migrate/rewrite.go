@@ -9,6 +9,7 @@ import (
 	"path"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // edit replaces src[start:end] with text.
@@ -57,7 +58,7 @@ func (w *world) affected(p *pkg, f *file) bool {
 	for _, g := range p.files {
 		for _, spec := range g.ast.Imports {
 			path := importPathOf(spec)
-			if _, ok := importRewrites[path]; ok || w.fanoutPkgs[path] {
+			if _, ok := importRewrites[path]; ok || w.fanoutPkgs[path] || path == fanoutInformer || strings.HasPrefix(path, clientGoModule) {
 				return true
 			}
 		}
