@@ -95,14 +95,7 @@ func (c *fileCtx) isStructLit(lit *ast.CompositeLit) bool {
 // or a call of a function of the package.
 func (cv *converter) call(call *ast.CallExpr) {
 	c := cv.c
-	fun := unparen(call.Fun)
-	switch g := fun.(type) {
-	case *ast.IndexExpr:
-		fun = g.X
-	case *ast.IndexListExpr:
-		fun = g.X
-	}
-	switch fun := fun.(type) {
+	switch fun := callee(call).(type) {
 	case *ast.SelectorExpr:
 		if path := c.pkgPath(fun.X); path != "" {
 			if isListerConstructor(path, fun.Sel.Name) && len(call.Args) > 0 {

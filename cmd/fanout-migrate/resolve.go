@@ -101,14 +101,7 @@ func (c *fileCtx) callKind(call *ast.CallExpr, idx, depth int) kind {
 	if depth > maxDepth {
 		return kindUnknown
 	}
-	fun := unparen(call.Fun)
-	switch g := fun.(type) {
-	case *ast.IndexExpr:
-		fun = g.X
-	case *ast.IndexListExpr:
-		fun = g.X
-	}
-	switch fun := fun.(type) {
+	switch fun := callee(call).(type) {
 	case *ast.SelectorExpr:
 		if path := c.pkgPath(fun.X); path != "" {
 			return c.w.funcResultKind(path, fun.Sel.Name, idx)
@@ -315,6 +308,19 @@ func (c *fileCtx) fieldKind(name string, depth int) kind {
 		result, found = k, true
 	}
 	return result
+}
+
+// callee is the function a call calls, without parentheses and type
+// arguments.
+func callee(call *ast.CallExpr) ast.Expr {
+	fun := unparen(call.Fun)
+	switch g := fun.(type) {
+	case *ast.IndexExpr:
+		return g.X
+	case *ast.IndexListExpr:
+		return g.X
+	}
+	return fun
 }
 
 func unparen(e ast.Expr) ast.Expr {
