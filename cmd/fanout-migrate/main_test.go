@@ -76,8 +76,9 @@ func TestMigrateGolden(t *testing.T) {
 }
 
 // TestMigrateIdempotent checks that a second run over converted trees
-// changes nothing and reports the same places (line numbers aside: an
-// added import moves them).
+// changes nothing and reports no place the first run did not (line
+// numbers aside: an added import moves them). It may report fewer: a
+// warning about a switched import is not repeated.
 func TestMigrateIdempotent(t *testing.T) {
 	cases, err := os.ReadDir(filepath.Join("testdata", "migrate"))
 	if err != nil {
@@ -95,7 +96,12 @@ func TestMigrateIdempotent(t *testing.T) {
 			if stdout.Len() != 0 {
 				t.Errorf("second run printed %q, want nothing", stdout.String())
 			}
-			compareText(t, "second report (lines moved by added imports)", withoutLines(stderr.String()), withoutLines(string(readFile(t, filepath.Join(base, "report.txt")))))
+			first := withoutLines(string(readFile(t, filepath.Join(base, "report.txt"))))
+			for _, l := range strings.SplitAfter(withoutLines(stderr.String()), "\n") {
+				if l != "" && !strings.HasPrefix(l, "fanout-migrate:") && !strings.Contains(first, l) {
+					t.Errorf("second run reports a new place: %s", l)
+				}
+			}
 		})
 	}
 }

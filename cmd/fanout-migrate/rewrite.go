@@ -94,6 +94,9 @@ func (cv *converter) switchImports() bool {
 				continue
 			}
 		}
+		if name == "." && old == toolsCache {
+			cv.report(spec.Pos(), "dot import switched: fanout's informer package exports names client-go's tools/cache does not (Lister, NewLister, for example), which may now collide with this package's own; check that it builds, or name the import")
+		}
 		text := strconv.Quote(to)
 		if spec.Name != nil || path.Base(to) != name {
 			text = name + " " + text

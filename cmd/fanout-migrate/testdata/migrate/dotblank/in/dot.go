@@ -5,7 +5,7 @@ import (
 	. "k8s.io/client-go/tools/cache"
 )
 
-// Lister lists the pods of a new indexer.
-func Lister() corev1listers.PodLister {
+// PodLister lists the pods of a new indexer.
+func PodLister() corev1listers.PodLister {
 	return corev1listers.NewPodLister(NewIndexer(MetaNamespaceKeyFunc, Indexers{}))
 }

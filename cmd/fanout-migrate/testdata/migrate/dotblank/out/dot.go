@@ -6,7 +6,7 @@ import (
 	corev1listers "k8s.io/client-go/listers/core/v1"
 )
 
-// Lister lists the pods of a new indexer.
-func Lister() corev1listers.PodLister {
+// PodLister lists the pods of a new indexer.
+func PodLister() corev1listers.PodLister {
 	return corev1listers.NewPodLister(clientgo.Indexer(NewIndexer(MetaNamespaceKeyFunc, Indexers{})))
 }

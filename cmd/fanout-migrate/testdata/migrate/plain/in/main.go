@@ -36,6 +36,6 @@ func (c *controller) secondLister() corev1listers.PodLister {
 
 func main() {
 	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
-	_ = corev1listers.NewPodNamespaceLister // a value, not a call
+	_ = corev1listers.NewPodLister // a value, not a call
 	fmt.Println(corev1listers.NewPodLister(idx) != nil, newController(nil).secondLister() != nil)
 }
