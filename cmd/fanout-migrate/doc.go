@@ -36,7 +36,11 @@
 // client-go's and stays. Generated listers in the module itself
 // (pkg/generated/listers, calling listers.New with their cache.Indexer
 // parameter) are wrapped by the same rule, and generated informers need
-// nothing more than the import switch. Regenerating code with
+// nothing more than the import switch. Index functions: a cache.Indexers
+// value (fanout's after the switch) given to client-go's typed informer
+// constructors (corev1informers.NewPodInformer), to NewFilteredDynamicInformer
+// or NewFilteredMetadataInformer, or to AddIndexers of a factory informer
+// is converted with clientgo.ToClientGoIndexers. Regenerating code with
 // informer-gen or lister-gen undoes the switch: run the tool again after
 // it.
 //
@@ -49,8 +53,11 @@
 // factory's InformerFor (its function returns client-go's informer type),
 // cache.NewSharedIndexInformer or cache.NewSharedInformer used as a
 // function value (often handed to code that expects client-go's
-// signature, such as controller-runtime's NewInformer option), and
-// imports of tools/cache under two names.
+// signature, such as controller-runtime's NewInformer option),
+// AddEventHandlerWithOptions and SetWatchErrorHandler of a factory
+// informer (they take client-go's HandlerOptions and Reflector), a
+// switched dot import (fanout exports names client-go does not, which may
+// collide), and imports of tools/cache under two names.
 //
 // Each rewritten file is named on standard output ("rewrote path"). With
 // -diff, nothing is written and a unified diff of every change is printed

@@ -53,21 +53,8 @@ func TestSampleController(t *testing.T) {
 		t.Fatalf("fanout-migrate exit status %d, want %d: it should convert sample-controller without a report", code, exitOK)
 	}
 
-	goCmd := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command(goTool, args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		t.Logf("go %s:\n%s", strings.Join(args, " "), out)
-	}
-	goCmd("mod", "edit",
-		"-require", rootModule+"@v0.0.0", "-replace", rootModule+"="+repo,
-		"-require", clientGoModule+"@v0.0.0", "-replace", clientGoModule+"="+filepath.Join(repo, "contrib", "clientgo"))
-	goCmd("mod", "tidy")
+	goCmd := func(args ...string) { goIn(t, goTool, dir, args...) }
+	useThisRepo(t, goTool, dir, repo)
 	goCmd("build", "./...")
 	goCmd("vet", "./...")
 	goCmd("test", "-count=1", "-timeout", "10m", "./...")
@@ -123,4 +110,28 @@ func copyTree(t *testing.T, from, to string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// goIn runs the go command in dir, outside any workspace, and fails the
+// test when it fails.
+func goIn(t *testing.T, goTool, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(goTool, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	t.Logf("go %s:\n%s", strings.Join(args, " "), out)
+}
+
+// useThisRepo points the module in dir at this repository's root and
+// contrib/clientgo modules, and tidies it.
+func useThisRepo(t *testing.T, goTool, dir, repo string) {
+	t.Helper()
+	goIn(t, goTool, dir, "mod", "edit",
+		"-require", rootModule+"@v0.0.0", "-replace", rootModule+"="+repo,
+		"-require", clientGoModule+"@v0.0.0", "-replace", clientGoModule+"="+filepath.Join(repo, "contrib", "clientgo"))
+	goIn(t, goTool, dir, "mod", "tidy")
 }
