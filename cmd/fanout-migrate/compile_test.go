@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -13,17 +12,7 @@ import (
 // The cases that import the factory packages run once those are in the
 // tree. It compiles client-go, so it is skipped with -short.
 func TestGoldenOutputsCompile(t *testing.T) {
-	if testing.Short() {
-		t.Skip("compiles client-go: skipped with -short")
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command on PATH")
-	}
-	repo, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
+	goTool, repo := needGoAndRepo(t)
 	cases := []string{"plain", "aliased", "dotblank"}
 	if _, err := os.Stat(filepath.Join(repo, "contrib", "clientgo", "dynamicinformer")); err == nil {
 		cases = append(cases, "dynamic")

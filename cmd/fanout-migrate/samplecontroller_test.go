@@ -25,17 +25,7 @@ var sampleControllerVersions = []string{"v0.37.2", "v0.37.1"}
 // -short; it is skipped as well when the module proxy cannot be reached,
 // and while contrib/clientgo/informers is not in the tree.
 func TestSampleController(t *testing.T) {
-	if testing.Short() {
-		t.Skip("compiles client-go and sample-controller: skipped with -short")
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command on PATH")
-	}
-	repo, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
+	goTool, repo := needGoAndRepo(t)
 	if _, err := os.Stat(filepath.Join(repo, "contrib", "clientgo", "informers")); err != nil {
 		// The converted controller imports the factory package; until it
 		// is in this tree the build cannot succeed.
@@ -134,4 +124,22 @@ func useThisRepo(t *testing.T, goTool, dir, repo string) {
 		"-require", rootModule+"@v0.0.0", "-replace", rootModule+"="+repo,
 		"-require", clientGoModule+"@v0.0.0", "-replace", clientGoModule+"="+filepath.Join(repo, "contrib", "clientgo"))
 	goIn(t, goTool, dir, "mod", "tidy")
+}
+
+// needGoAndRepo skips a test that compiles client-go under -short or
+// without a go command, and returns the go command and this repository.
+func needGoAndRepo(t *testing.T) (goTool, repo string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("compiles client-go: skipped with -short")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	repo, err = filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return goTool, repo
 }
