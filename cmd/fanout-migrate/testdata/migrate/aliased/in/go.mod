@@ -1,0 +1,3 @@
+module example.com/aliased
+
+go 1.26

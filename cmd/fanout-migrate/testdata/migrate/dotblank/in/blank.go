@@ -1,0 +1,3 @@
+package dotblank
+
+import _ "k8s.io/client-go/tools/cache"

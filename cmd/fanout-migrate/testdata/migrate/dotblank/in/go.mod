@@ -1,0 +1,3 @@
+module example.com/dotblank
+
+go 1.26

@@ -1,0 +1,3 @@
+package dotblank
+
+import _ "github.com/kfanout/fanout/informer"

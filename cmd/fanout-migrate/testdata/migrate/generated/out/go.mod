@@ -1,0 +1,3 @@
+module example.com/bars
+
+go 1.26

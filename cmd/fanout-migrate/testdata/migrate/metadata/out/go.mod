@@ -1,0 +1,3 @@
+module example.com/metadata
+
+go 1.26

@@ -1,0 +1,3 @@
+module example.com/unconvertible
+
+go 1.26
