@@ -112,7 +112,8 @@ func TestPageHTML(t *testing.T) {
 			// capacity 4: x steps of 160/3; stalled 2 then 4 of a peak of 4.
 			`<polyline points="106.7,14.0 160.0,2.0"/>`,
 			// healthy: 0 and 0, at the bottom.
-			`<polyline points="106.7,26.0 160.0,26.0"/>`,
+			`<polyline points="106.7,26.0 160.0,26.0"/></svg> <small>max 0</small>`,
+			`<polyline points="106.7,14.0 160.0,2.0"/></svg> <small>max 4</small>`,
 		} {
 			assert.Contains(t, body, want)
 		}

@@ -17,7 +17,8 @@ type sparkline struct {
 	// Points is the polyline's points attribute ("x,y x,y ..."); empty
 	// without samples.
 	Points string
-	// Max is the largest backlog drawn, the top of the scale.
+	// Max is the largest backlog drawn; the top of the scale is Max, or 1
+	// when Max is 0.
 	Max int64
 }
 
@@ -31,16 +32,17 @@ func newSparkline(samples []sample, capacity int) sparkline {
 	if len(samples) == 0 {
 		return sparkline{}
 	}
-	var peak int64 = 1
+	var peak int64
 	for _, s := range samples {
 		peak = max(peak, s.pending)
 	}
+	top := float64(max(peak, 1))
 	step := float64(sparkWidth)
 	if capacity > 1 {
 		step = float64(sparkWidth) / float64(capacity-1)
 	}
 	y := func(p int64) float64 {
-		return sparkHeight - sparkPad - float64(max(p, 0))/float64(peak)*(sparkHeight-2*sparkPad)
+		return sparkHeight - sparkPad - float64(max(p, 0))/top*(sparkHeight-2*sparkPad)
 	}
 	var b strings.Builder
 	point := func(x, y float64) {
