@@ -44,5 +44,5 @@ func ExampleRealFIFO() {
 // emptyStore is a KeyListerGetter with nothing in it.
 type emptyStore struct{}
 
-func (emptyStore) ListKeys() []string                          { return nil }
+func (emptyStore) ListKeys() []string                         { return nil }
 func (emptyStore) GetByKey(string) (interface{}, bool, error) { return nil, false, nil }
