@@ -5,6 +5,7 @@ import (
 	"reflect"
 	goruntime "runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -78,6 +79,9 @@ type Reflector struct {
 	// lastSyncResourceVersion is expired or too new; the next list then
 	// uses RV "" (a consistent read).
 	lastSyncResourceVersionUnavailable bool
+
+	// watchesStarted counts the watch streams opened (see WatchesStarted).
+	watchesStarted atomic.Uint64
 
 	// WatchListPageSize is the Limit of each list page. Zero means 500 for
 	// lists at RV "" or "0" (or any RV once the server has paged an RV="0"

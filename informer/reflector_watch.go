@@ -99,6 +99,7 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErr chan
 			}
 			var err error
 			w, err = r.listerWatcher.WatchWithContext(ctx, options)
+			r.countWatch(err)
 			if err != nil {
 				if !isWatchErrorRetriable(err) {
 					return err

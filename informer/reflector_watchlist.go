@@ -72,6 +72,7 @@ func (r *Reflector) watchList(ctx context.Context) (watch.Interface, error) {
 		start := r.clock.Now()
 		var err error
 		w, err = r.listerWatcher.WatchWithContext(ctx, options)
+		r.countWatch(err)
 		if err != nil {
 			if retriable(err) {
 				continue

@@ -20,4 +20,10 @@
 // Metric names and help texts follow Kubernetes conventions: the metrics
 // are alpha, so every help text starts with "[ALPHA] ", exactly as
 // component-base renders its alpha metrics.
+//
+// dashboards/fanout-informers.json is a Grafana dashboard over these
+// metrics: backlog, oldest pending age, delivery rate, high water,
+// coalesced and panics per handler, handler duration, and each informer's
+// queue depth and processing latency. TestDashboardsQueryExportedMetrics
+// checks that every query names a metric this package exports.
 package prometheus

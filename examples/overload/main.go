@@ -18,6 +18,9 @@
 // It prints a progress line about every second, then a side-by-side table,
 // and writes a chart (SVG) of heap and stalled backlog over time to the
 // path it prints. Run it with `make demo` or `go run ./examples/overload`.
+// With -debug-addr 127.0.0.1:0 it also serves the live debug page
+// (package debugpage) of each run's informer at the URL it prints; add
+// -serve to repeat the demo until interrupted.
 package main
 
 import (
@@ -43,6 +46,8 @@ func main() {
 	flag.DurationVar(&cfg.Drain, "drain", cfg.Drain, "how long the stalled handler may drain after it is released")
 	out := flag.String("out", filepath.Join(os.TempDir(), "fanout-overload.svg"), "where to write the chart (SVG)")
 	metricsAddr := flag.String("metrics-addr", "", "if set, serve the handlers' stats at http://ADDR/metrics (Prometheus text format) while the demo runs")
+	debugAddr := flag.String("debug-addr", "", "if set (e.g. 127.0.0.1:0), serve the live debug page at http://ADDR"+demo.DebugPath+" while the demo runs")
+	serve := flag.Bool("serve", false, "with -debug-addr: repeat the demo until interrupted, so that the debug page stays live")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -57,11 +62,30 @@ func main() {
 		defer shutdown()
 		fmt.Printf("Serving metrics at http://%s/metrics\n", *metricsAddr)
 	}
+	if *debugAddr != "" {
+		cfg.Debug = demo.NewDebugPage()
+		url, shutdown, err := demo.ServeDebugPage(*debugAddr, cfg.Debug)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "overload:", err)
+			os.Exit(1)
+		}
+		defer shutdown()
+		fmt.Printf("Serving the debug page at %s\n", url)
+	}
 	cfg.Progress = os.Stdout
 	cfg.LiveLine = isTerminal(os.Stdout)
-	if _, err := demo.Run(ctx, cfg, newDemoSource, os.Stdout, *out); err != nil {
-		fmt.Fprintln(os.Stderr, "overload:", err)
-		os.Exit(1)
+	for {
+		if _, err := demo.Run(ctx, cfg, newDemoSource, os.Stdout, *out); err != nil {
+			if ctx.Err() != nil && *serve {
+				return // interrupted while serving
+			}
+			fmt.Fprintln(os.Stderr, "overload:", err)
+			os.Exit(1)
+		}
+		if !*serve || cfg.Debug == nil {
+			return
+		}
+		fmt.Println("\n-serve: running the demo again (interrupt to stop)")
 	}
 }
 

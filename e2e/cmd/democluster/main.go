@@ -54,10 +54,21 @@ func main() {
 	flag.DurationVar(&cfg.Drain, "drain", cfg.Drain, "how long the stalled handler may drain after it is released")
 	out := flag.String("out", filepath.Join(os.TempDir(), "fanout-overload-cluster.svg"), "where to write the chart (SVG)")
 	metricsAddr := flag.String("metrics-addr", "", "if set, serve the handlers' stats at http://ADDR/metrics (Prometheus text format) while the demo runs")
+	debugAddr := flag.String("debug-addr", "127.0.0.1:0", "serve the live debug page at http://ADDR"+demo.DebugPath+" while the demo runs; empty: no page")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *debugAddr != "" {
+		cfg.Debug = demo.NewDebugPage()
+		url, shutdown, err := demo.ServeDebugPage(*debugAddr, cfg.Debug)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "democluster:", err)
+			os.Exit(1)
+		}
+		defer shutdown()
+		fmt.Printf("Serving the debug page at %s\n", url)
+	}
 	if err := run(ctx, cfg, *kubeconfig, *ns, *workers, *out, *metricsAddr); err != nil {
 		fmt.Fprintln(os.Stderr, "democluster:", err)
 		stop()

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/kfanout/fanout/debugpage"
 	"github.com/kfanout/fanout/informer"
 )
 
@@ -27,6 +28,8 @@ type Config struct {
 	Progress io.Writer  // receives the progress lines; none if nil
 	LiveLine bool       // rewrite one progress line in place instead of adding lines
 	Live     *LiveStats // receives each scenario's registrations for /metrics; none if nil
+	// Debug shows each scenario's informer while it runs; none if nil.
+	Debug *debugpage.Page
 }
 
 // Validate returns a clear error for a Config the demo cannot run.

@@ -104,6 +104,12 @@ func runScenario(ctx context.Context, cfg Config, newSource NewSourceFunc, sc sc
 		regs[i] = s
 	}
 	cfg.Live.set(sc.Title, regs)
+	if cfg.Debug != nil {
+		if err := cfg.Debug.Register(sc.Title, inf); err != nil {
+			return nil, err
+		}
+		defer cfg.Debug.Unregister(sc.Title)
+	}
 
 	var informerDone sync.WaitGroup
 	informerDone.Go(func() { inf.RunWithContext(runCtx) })
