@@ -63,7 +63,7 @@ type logReader struct {
 	sleeping   atomic.Bool  // the run goroutine waits for wake (set true at attach: idle)
 	stopped    atomic.Bool  // stop was called
 	upCheck    atomic.Int64 // a pending count at or above this may cross a threshold (or, with metrics, anything does)
-	downCheck  atomic.Int64 // a pending count below this may drain below the lowest threshold
+	downCheck  atomic.Int64 // a pending count below this may end a backlog episode
 	privN      atomic.Int64 // items in priv
 	notSpilled atomic.Uint64
 
