@@ -21,8 +21,11 @@ func (r *Reflector) list(ctx context.Context) error {
 	tr := trace.New("Reflector ListAndWatch", trace.Field{Key: "name", Value: r.name})
 	defer tr.LogIfLong(10 * time.Second)
 
-	// The list runs on its own goroutine so that a stop is not held up by
-	// a slow server; its results are read only after done is closed.
+	// The list runs on its own goroutine so that a panic in the
+	// ListerWatcher is re-raised here; its results are read only after
+	// done is closed. When ctx is done first, list still waits for that
+	// goroutine (the ListerWatcher got ctx and should return promptly), so
+	// that RunWithContext never returns while a list it started runs on.
 	var (
 		list      runtime.Object
 		paginated bool
@@ -42,6 +45,11 @@ func (r *Reflector) list(ctx context.Context) error {
 	}()
 	select {
 	case <-ctx.Done():
+		select {
+		case p := <-panicked:
+			panic(p)
+		case <-done:
+		}
 		return nil
 	case p := <-panicked:
 		panic(p)

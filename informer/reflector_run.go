@@ -22,7 +22,11 @@ func (r *Reflector) Run(stopCh <-chan struct{}) {
 // for the next backoff delay on the reflector's clock. An error is passed
 // to the watch error handler (DefaultWatchErrorHandler unless the
 // controller set another). It returns once ctx is done and the running
-// attempt has returned; an attempt returns promptly when ctx is done.
+// attempt has returned, with every goroutine it started
+// (TestReflectorRunWaitsForItsList): an attempt returns as soon as the
+// ListerWatcher call in progress does, which is prompt for a ListerWatcher
+// that honours its context (a legacy ListFunc, which gets none, holds the
+// return up until its list ends).
 func (r *Reflector) RunWithContext(ctx context.Context) {
 	logger := klog.FromContext(ctx)
 	logger.V(3).Info("Starting reflector", "type", r.typeDescription, "resyncPeriod", r.resyncPeriod, "reflector", r.name)

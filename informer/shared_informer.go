@@ -132,8 +132,8 @@ type HandlerOptions struct {
 
 	// BacklogWarnThresholds are the pending counts (see ListenerStats) at
 	// which a warning says the handler is falling behind: one message per
-	// crossing, and an info message once the backlog drops below the lowest
-	// again; each kind at most once per 10 s (per threshold), the others
+	// crossing, and an info message once the backlog drops below half the
+	// lowest (a threshold warns again only after that); each kind at most once per 10 s (per threshold), the others
 	// counted as "suppressed" in the next message. Empty means
 	// listener.DefaultBacklogWarnThresholds (1000, 10000, 100000); a
 	// negative value turns the messages off; 0 is an error.

@@ -61,8 +61,12 @@ func (q *coalesceQueue) push(n Notification, at int64) pushResult {
 		merged, outcome := merge(latest.n, n)
 		switch outcome {
 		case mergedOne:
+			// Initial-list adds that went in and do not come out in
+			// merged are finished now; count them before latest.n is
+			// replaced.
+			finished := initialAdds(latest.n) + initialAdds(n) - initialAdds(merged)
 			latest.n = merged
-			return pushResult{coalesced: 1, finishedInitial: initialAdds(latest.n) + initialAdds(n) - initialAdds(merged)}
+			return pushResult{coalesced: 1, finishedInitial: finished}
 		case cancelled:
 			res := pushResult{coalesced: 2, finishedInitial: initialAdds(latest.n) + initialAdds(n)}
 			q.cancel(latest)

@@ -80,8 +80,9 @@ type Options struct {
 	MetricsInformer string
 	// BacklogWarnThresholds are the pending counts at which the listener
 	// logs that its handler is falling behind (once per crossing, and once
-	// when the backlog drops below the lowest again; each at most once per
-	// 10 s). Empty means DefaultBacklogWarnThresholds; a negative value
+	// when the backlog drops below half the lowest again, which ends the
+	// episode: a threshold is warned about again only after that; each at
+	// most once per 10 s). Empty means DefaultBacklogWarnThresholds; a negative value
 	// turns the messages off; 0 is an error.
 	BacklogWarnThresholds []int
 	// SlowHandlerThreshold, when positive, is how long one handler call

@@ -63,7 +63,7 @@ type logReader struct {
 	sleeping   atomic.Bool  // the run goroutine waits for wake (set true at attach: idle)
 	stopped    atomic.Bool  // stop was called
 	upCheck    atomic.Int64 // a pending count at or above this may cross a threshold (or, with metrics, anything does)
-	downCheck  atomic.Int64 // a pending count below this may drain below the lowest threshold
+	downCheck  atomic.Int64 // a pending count below this may end a backlog episode
 	privN      atomic.Int64 // items in priv
 	notSpilled atomic.Uint64
 
@@ -279,14 +279,16 @@ func (r *logReader) stats() Stats {
 	r.privMu.Lock()
 	total := r.privTotal
 	r.privMu.Unlock()
-	r.backlogMu.Lock()
-	hw := r.highWater
-	r.backlogMu.Unlock()
 	s := Stats{Pending: r.pendingNow()}
 	if r.stopped.Load() {
 		s.Pending = 0
 	}
-	s.HighWater = max(hw, r.readHigh.Load(), s.Pending)
+	// The high water reported is stored, so that a later Stats never
+	// reports less.
+	r.backlogMu.Lock()
+	r.highWater = max(r.highWater, r.readHigh.Load(), s.Pending)
+	s.HighWater = r.highWater
+	r.backlogMu.Unlock()
 	r.log.mu.Lock()
 	end := r.log.published.Load()
 	if r.detached {

@@ -56,9 +56,16 @@ const (
 // backlogWatch follows a listener's pending count against its thresholds.
 // It is plain single-goroutine code: the engine calls observe where its
 // pending count changes, serialised.
+//
+// An episode starts when the count reaches the lowest threshold and ends,
+// with the "caught up" message, once fewer than half of it are pending
+// (2p < th[0]): the hysteresis keeps a backlog that hovers at a threshold
+// from logging a warning and a drain on every step. Within an episode each
+// threshold's warning is logged at most once
+// (TestBacklogWarningHysteresis).
 type backlogWatch struct {
 	th    []int64 // ascending; empty = off
-	level int     // thresholds reached since the last drain
+	level int     // thresholds reached in this episode (0: none)
 	// up and down bound the quiet range: observe does nothing while
 	// down <= p < up.
 	up, down   int64
@@ -80,9 +87,13 @@ func (w *backlogWatch) bounds() {
 		w.up = w.th[w.level]
 	}
 	if w.level > 0 {
-		w.down = w.th[0]
+		w.down = drainBelow(w.th[0])
 	}
 }
+
+// drainBelow is the pending count below which a backlog episode that
+// crossed lowest ends: half of it, rounded up, so that 2p < lowest.
+func drainBelow(lowest int64) int64 { return (lowest + 1) / 2 }
 
 // observe returns the message to log, if any, for the new pending count p;
 // now is called only when a threshold is crossed.
@@ -131,7 +142,7 @@ func (l *Listener) logBacklog(ev backlogEvent) {
 		if ev.suppressed > 0 {
 			kv = append(kv, "suppressed", ev.suppressed)
 		}
-		l.logger.Info("Event handler caught up: pending notifications dropped below the lowest threshold", kv...)
+		l.logger.Info("Event handler caught up: pending notifications dropped below half the lowest threshold", kv...)
 	}
 }
 

@@ -56,7 +56,7 @@ func discardLogger() klog.Logger { return logr.Discard() }
 
 const (
 	msgCrossed = "Warning: event handler is falling behind: pending notifications crossed a threshold handler=slow"
-	msgDrained = "Event handler caught up: pending notifications dropped below the lowest threshold handler=slow"
+	msgDrained = "Event handler caught up: pending notifications dropped below half the lowest threshold handler=slow"
 	msgSlow    = "Warning: slow event handler call handler=slow"
 )
 
@@ -98,10 +98,10 @@ func TestBacklogAndSlowCallLogs(t *testing.T) {
 			msgCrossed + " pending=2 threshold=2",
 			msgCrossed + " pending=4 threshold=4",
 			msgSlow + " notification=add key=a duration=1.5s threshold=1s",
-			msgDrained + " pending=1 threshold=2",
+			msgDrained + " pending=0 threshold=2",
 			msgCrossed + " pending=2 threshold=2 suppressed=2",
 			msgSlow + " notification=add key=k duration=1.5s threshold=1s suppressed=1",
-			msgDrained + " pending=1 threshold=2",
+			msgDrained + " pending=0 threshold=2",
 		})
 	})
 }
@@ -153,7 +153,7 @@ func TestBacklogDefaultThreshold(t *testing.T) {
 		synctest.Wait()
 		wantCalls(t, "logs", logs.got(), []string{
 			msgCrossed + " pending=1000 threshold=1000",
-			msgDrained + " pending=999 threshold=1000",
+			msgDrained + " pending=499 threshold=1000",
 		})
 	})
 }

@@ -2,21 +2,29 @@
 // source of a few hundred events and prints what each handler received and
 // how its listener buffered:
 //
-//   - fast keeps up: the source waits for it to handle each event, so its
-//     listener never writes to its ring buffer;
+//   - fast keeps up: the source waits for it to handle each event, so at
+//     most one notification is ever pending for it;
 //   - slow is stuck in its first call until the source is done, so everything
-//     else waits in its buffer, without holding up the others;
+//     else waits in its buffer (it spills), without holding up the others;
 //   - late joins halfway: it first gets the source's current state replayed
 //     as initial-list adds, then the live events.
 //
-// The output is deterministic: run it with `go run ./examples/demo`.
+// The output is deterministic (TestOutputIsDeterministic compares several
+// runs with testdata/output.txt): the source is seeded, it paces itself on
+// the handlers' calls, and the demo waits for each listener's HasSynced
+// and for slow's first call before it prints. Stats.Spilled is printed
+// for slow only: for a handler that keeps up it depends on whether the
+// listener's goroutine went back to sleep before the next event, which is
+// up to the Go scheduler. Run it with `go run ./examples/demo`.
 package main
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"maps"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 
@@ -31,12 +39,13 @@ const (
 )
 
 func main() {
-	if err := run(); err != nil {
+	if err := run(os.Stdout); err != nil {
 		fmt.Println("demo:", err)
 	}
 }
 
-func run() error {
+// run runs the demo, writing its report to w.
+func run(w io.Writer) error {
 	p := listener.NewProcessor(listener.ProcessorOptions{})
 	synced := newUpstream("demo source")
 
@@ -44,6 +53,7 @@ func run() error {
 	fast.ack = make(chan struct{})
 	slow := newHandler("slow")
 	slow.gate = make(chan struct{})
+	slow.entered = make(chan struct{})
 	late := newHandler("late")
 	late.ack = make(chan struct{})
 
@@ -88,25 +98,30 @@ func run() error {
 		}
 	}
 
-	fmt.Printf("source: %d events over %d keys (%d in the initial list); late handler joined at event %d\n\n",
+	<-slow.entered
+	<-lFast.HasSyncedChecker().Done()
+	<-lLate.HasSyncedChecker().Done()
+	fmt.Fprintf(w, "source: %d events over %d keys (%d in the initial list); late handler joined at event %d\n\n",
 		numEvents, numKeys, initialList, lateJoinsAt)
-	fmt.Println("while slow is still stuck in its first call:")
-	printStats("fast", lFast)
-	printStats("slow", lSlow)
-	printStats("late", lLate)
+	fmt.Fprintln(w, "while slow is still stuck in its first call:")
+	printStats(w, "fast", lFast)
+	printStats(w, "slow", lSlow)
+	printStats(w, "late", lLate)
+	fmt.Fprintf(w, "  slow: %d of its %d notifications spilled into its buffer\n", lSlow.Stats().Spilled, distributed)
 
 	slow.expect(distributed)
 	close(slow.gate)
 	<-slow.drained
+	<-lSlow.HasSyncedChecker().Done()
 
-	fmt.Println("\nafter slow caught up:")
-	printStats("fast", lFast)
-	printStats("slow", lSlow)
-	printStats("late", lLate)
+	fmt.Fprintln(w, "\nafter slow caught up:")
+	printStats(w, "fast", lFast)
+	printStats(w, "slow", lSlow)
+	printStats(w, "late", lLate)
 
-	fmt.Println()
+	fmt.Fprintln(w)
 	for _, h := range []*handler{fast, slow, late} {
-		h.report(src.state)
+		h.report(w, src.state)
 	}
 	return nil
 }
@@ -135,10 +150,10 @@ func joinLate(p *listener.Processor, h *handler, synced *upstream, src *source) 
 	return l, nil
 }
 
-func printStats(name string, l *listener.Listener) {
+func printStats(w io.Writer, name string, l *listener.Listener) {
 	s := l.Stats()
-	fmt.Printf("  %-4s delivered=%3d pending=%3d high-water=%3d via-ring=%3d synced=%v\n",
-		name, s.Delivered, s.Pending, s.HighWater, s.Spilled, l.HasSynced())
+	fmt.Fprintf(w, "  %-4s delivered=%3d pending=%3d high-water=%3d synced=%v\n",
+		name, s.Delivered, s.Pending, s.HighWater, l.HasSynced())
 }
 
 // source simulates an API server's event stream with a fixed seed.
@@ -217,6 +232,7 @@ type handler struct {
 	name    string
 	ack     chan struct{} // if set, signalled after each call
 	gate    chan struct{} // if set, the first call waits for it to close
+	entered chan struct{} // if set, closed when the first call begins
 	total   int           // with drained: close drained after this many calls
 	drained chan struct{}
 
@@ -226,6 +242,9 @@ type handler struct {
 
 func (h *handler) done() {
 	h.calls++
+	if h.calls == 1 && h.entered != nil {
+		close(h.entered)
+	}
 	if h.calls == 1 && h.gate != nil {
 		<-h.gate
 	}
@@ -261,8 +280,8 @@ func (h *handler) OnDelete(obj interface{}) {
 	h.done()
 }
 
-func (h *handler) report(want map[string]string) {
-	fmt.Printf("%s: %d adds (%d initial-list), %d updates, %d deletes; %d live objects, state matches source: %v\n",
+func (h *handler) report(w io.Writer, want map[string]string) {
+	fmt.Fprintf(w, "%s: %d adds (%d initial-list), %d updates, %d deletes; %d live objects, state matches source: %v\n",
 		h.name, h.adds, h.initial, h.updates, h.deletes, len(h.last), maps.Equal(h.last, want))
 	var b strings.Builder
 	for i, k := range slices.Sorted(maps.Keys(h.last)) {
@@ -272,6 +291,6 @@ func (h *handler) report(want map[string]string) {
 		fmt.Fprintf(&b, "  %-9s", h.last[k])
 	}
 	for line := range strings.Lines(b.String()) {
-		fmt.Println(strings.TrimRight(line, " \n"))
+		fmt.Fprintln(w, strings.TrimRight(line, " \n"))
 	}
 }
