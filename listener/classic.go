@@ -83,8 +83,6 @@ func (c *classic) stop() {}
 // unblock does nothing: add never waits for room.
 func (c *classic) unblock() {}
 
-func (c *classic) canBlock() bool { return false }
-
 func (c *classic) pop() {
 	defer utilruntime.HandleCrashWithLogger(c.l.logger)
 	defer close(c.nextCh) // tells run to stop

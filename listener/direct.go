@@ -212,8 +212,6 @@ func (d *direct) unblock() {
 	d.unblockMu.Do(func() { close(d.unblockCh) })
 }
 
-func (d *direct) canBlock() bool { return d.policy == OverflowBlock }
-
 func (d *direct) stats() Stats {
 	d.mu.Lock()
 	defer d.mu.Unlock()

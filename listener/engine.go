@@ -45,8 +45,8 @@ func (e Engine) String() string {
 // listener's stopCh is closed; start starts the engine's goroutines on wg,
 // and the engine closes l.runFinished once it will call the handler no more;
 // stop is called right after stopCh is closed and may drop what is pending;
-// unblock makes a waiting add, and every later one, return at once;
-// canBlock reports whether add can wait for room at all. The at given to
+// unblock makes a waiting add, and every later one, return at once.
+// The at given to
 // add is when n was handed over, as Processor.now returns it (read once per
 // Distribute, not once per listener). Every engine
 // reports each change of its pending count through Listener.notePending and
@@ -56,7 +56,6 @@ type engine interface {
 	start(wg *sync.WaitGroup)
 	stop()
 	unblock()
-	canBlock() bool
 	stats() Stats
 	// oldestAge returns how long the oldest pending notification has
 	// waited; ok is false when nothing is pending or the engine does not

@@ -273,8 +273,6 @@ func (r *logReader) stop() {
 
 func (r *logReader) unblock() {}
 
-func (r *logReader) canBlock() bool { return false }
-
 func (r *logReader) stats() Stats {
 	r.privMu.Lock()
 	total := r.privTotal
