@@ -212,6 +212,11 @@ func (d *direct) unblock() {
 	d.unblockMu.Do(func() { close(d.unblockCh) })
 }
 
+func (d *direct) kind() Engine   { return EngineDirect }
+func (d *direct) readsLog() bool { return false }
+func (d *direct) join()          {}
+func (d *direct) leave()         {}
+
 func (d *direct) stats() Stats {
 	d.mu.Lock()
 	defer d.mu.Unlock()

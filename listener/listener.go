@@ -92,12 +92,6 @@ type Options struct {
 	SlowHandlerThreshold time.Duration
 }
 
-// ownQueueForTests makes every direct-engine listener created while it is
-// true keep a queue of its own instead of reading the processor's shared
-// log, so that tests run the direct engine both ways. Only tests set it,
-// never concurrently with creating listeners.
-var ownQueueForTests bool
-
 // validate checks the overload options.
 func (o *Options) validate() error {
 	switch {
@@ -107,7 +101,7 @@ func (o *Options) validate() error {
 		return fmt.Errorf("listener: Workers must not be negative, got %d", o.Workers)
 	case o.Overflow < OverflowGrow || o.Overflow > OverflowBlock:
 		return fmt.Errorf("listener: unknown overflow policy %v", o.Overflow)
-	case o.Engine != EngineDirect && o.Engine != EngineClassic:
+	case o.Engine != EngineDirect && o.Engine != EngineClassic && o.Engine != engineDirectQueue:
 		return fmt.Errorf("listener: unknown engine %v", o.Engine)
 	case o.Overflow == OverflowBlock && o.MaxPending == 0:
 		return errors.New("listener: MaxPending must be > 0 with OverflowBlock")
@@ -117,13 +111,6 @@ func (o *Options) validate() error {
 		return errors.New("listener: Workers > 1 needs a KeyFunc")
 	}
 	return nil
-}
-
-// readsLog reports whether a direct-engine listener reads the processor's
-// shared log (it buffers without bound and calls its handler from one
-// goroutine) rather than keeping a queue of its own.
-func (o *Options) readsLog() bool {
-	return o.Overflow == OverflowGrow && o.Workers <= 1 && !ownQueueForTests
 }
 
 // needsDirect reports whether an overload option requires EngineDirect.
@@ -218,14 +205,7 @@ func newListener(p *Processor, handler Handler, opts Options) (*Listener, error)
 		slowThreshold:         max(opts.SlowHandlerThreshold, 0),
 	}
 	l.metrics = newMetrics(opts.Metrics, informermetrics.ListenerID{Informer: opts.MetricsInformer, Handler: name})
-	switch {
-	case (opts.Engine == EngineDirect || opts.needsDirect()) && opts.readsLog():
-		l.engine = newLogReader(l, &p.log)
-	case opts.Engine == EngineDirect || opts.needsDirect():
-		l.engine = newDirect(l, size, opts)
-	default:
-		l.engine = newClassic(l, size)
-	}
+	l.engine = newEngine(l, p, size, opts)
 	l.determineNextResync(p.clock.Now())
 	return l, nil
 }
@@ -266,13 +246,7 @@ func (l *Listener) Stats() Stats {
 }
 
 // Engine returns the engine the listener runs on.
-func (l *Listener) Engine() Engine {
-	switch l.engine.(type) {
-	case *direct, *logReader:
-		return EngineDirect
-	}
-	return EngineClassic
-}
+func (l *Listener) Engine() Engine { return l.engine.kind() }
 
 // stop makes the listener take no more notifications and drop what is
 // pending. The processor calls it once, under its lock.

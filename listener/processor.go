@@ -42,8 +42,8 @@ type Processor struct {
 	// Nothing that waits is done under it.
 	mu      sync.Mutex
 	started bool // Run has started the listeners and not yet stopped them
-	// log is the fan-out of the listeners whose engine is a logReader.
-	// Its readers change only under mu.
+	// log is the fan-out of the listeners whose engine reads it. Its
+	// readers join and leave only under mu.
 	log sharedLog
 
 	wg sync.WaitGroup // the listeners' goroutines
@@ -75,7 +75,7 @@ type listenerSet struct {
 func newListenerSet(started bool, changed chan struct{}, all []member) *listenerSet {
 	s := &listenerSet{started: started, changed: changed, all: all, logAllSync: true}
 	for _, m := range all {
-		if _, ok := m.l.engine.(*logReader); ok {
+		if m.l.engine.readsLog() {
 			s.logged = append(s.logged, m)
 			s.logAllSync = s.logAllSync && m.sync
 		} else {
@@ -134,9 +134,7 @@ func (p *Processor) AddListener(l *Listener) (started bool, err error) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if r, ok := l.engine.(*logReader); ok {
-		p.log.attach(r)
-	}
+	l.engine.join()
 	old := p.set.Load()
 	p.set.Store(newListenerSet(old.started, old.changed, append(slices.Clone(old.all), member{l: l, sync: true})))
 	// Unblock stores unblocked before it loads set; this loads unblocked
@@ -204,9 +202,7 @@ func (p *Processor) RemoveListener(handle any) error {
 		return nil
 	}
 	p.set.Store(newListenerSet(old.started, old.changed, slices.Delete(slices.Clone(old.all), i, i+1)))
-	if r, ok := l.engine.(*logReader); ok {
-		p.log.detach(r)
-	}
+	l.engine.leave()
 	// Closing stopCh also frees a Distribute waiting to hand l a
 	// notification.
 	l.stop()
@@ -274,9 +270,7 @@ func (p *Processor) Run(ctx context.Context) {
 	for _, m := range old.all {
 		// Closing stopCh also frees a Distribute waiting on the listener.
 		m.l.stop()
-		if r, ok := m.l.engine.(*logReader); ok {
-			p.log.detach(r)
-		}
+		m.l.engine.leave()
 	}
 	p.started = false
 	p.set.Store(newListenerSet(false, make(chan struct{}), nil))
