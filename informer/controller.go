@@ -75,7 +75,7 @@ type keyedBatchQueue interface {
 type ShouldResyncFunc func() bool
 
 // ProcessFunc handles one popped item.
-type ProcessFunc func(obj interface{}, isInInitialList bool) error
+type ProcessFunc func(obj any, isInInitialList bool) error
 
 // Controller runs a reflector and a processing loop.
 type Controller interface {
@@ -202,7 +202,7 @@ var errNotDeltas = errors.New("object given as Process argument is not Deltas")
 // processDeltasFunc returns a ProcessFunc that applies Deltas to store and
 // notifies handler.
 func processDeltasFunc(logger klog.Logger, handler ResourceEventHandler, store Store) ProcessFunc {
-	return func(obj interface{}, isInInitialList bool) error {
+	return func(obj any, isInInitialList bool) error {
 		deltas, ok := obj.(Deltas)
 		if !ok {
 			return errNotDeltas

@@ -45,7 +45,7 @@ func processKeyedDeltas(logger klog.Logger, handler ResourceEventHandler, store 
 			return nil
 		case Sync, Replaced, Added, Updated:
 			if own {
-				var old interface{}
+				var old any
 				var exists bool
 				var err error
 				if keyed {
@@ -181,7 +181,7 @@ func processReplacedAll(logger klog.Logger, handler ResourceEventHandler, store 
 		}
 		tombstones = append(tombstones, DeletedFinalStateUnknown{Key: key, Obj: old})
 	}
-	olds := make([]interface{}, len(info.Objects))
+	olds := make([]any, len(info.Objects))
 	for i, obj := range info.Objects {
 		if old, exists, err := store.Get(obj); err == nil && exists {
 			olds[i] = old

@@ -128,13 +128,13 @@ type ReflectorOptions struct {
 
 // NewReflector returns a Reflector named after its caller's file:line.
 // See NewReflectorWithOptions.
-func NewReflector(lw ListerWatcher, expectedType interface{}, store ReflectorStore, resyncPeriod time.Duration) *Reflector {
+func NewReflector(lw ListerWatcher, expectedType any, store ReflectorStore, resyncPeriod time.Duration) *Reflector {
 	return NewReflectorWithOptions(lw, expectedType, store, ReflectorOptions{ResyncPeriod: resyncPeriod})
 }
 
 // NewNamedReflector returns a Reflector with the given name. See
 // NewReflectorWithOptions.
-func NewNamedReflector(name string, lw ListerWatcher, expectedType interface{}, store ReflectorStore, resyncPeriod time.Duration) *Reflector {
+func NewNamedReflector(name string, lw ListerWatcher, expectedType any, store ReflectorStore, resyncPeriod time.Duration) *Reflector {
 	return NewReflectorWithOptions(lw, expectedType, store, ReflectorOptions{Name: name, ResyncPeriod: resyncPeriod})
 }
 
@@ -147,7 +147,7 @@ func NewNamedReflector(name string, lw ListerWatcher, expectedType interface{}, 
 // The reflector streams its initial list over a watch (watch-list) when
 // the WatchListClient feature gate is on, unless lw has a method
 // IsWatchListSemanticsUnSupported() bool that returns true.
-func NewReflectorWithOptions(lw ListerWatcher, expectedType interface{}, store ReflectorStore, options ReflectorOptions) *Reflector {
+func NewReflectorWithOptions(lw ListerWatcher, expectedType any, store ReflectorStore, options ReflectorOptions) *Reflector {
 	c := options.Clock
 	if c == nil {
 		c = clock.RealClock{}
@@ -213,7 +213,7 @@ func watchListUnsupported(client any) bool {
 	return ok && c.IsWatchListSemanticsUnSupported()
 }
 
-func typeDescriptionOf(expectedType interface{}) string {
+func typeDescriptionOf(expectedType any) string {
 	if expectedType == nil {
 		return unspecifiedTypeDescription
 	}
@@ -223,7 +223,7 @@ func typeDescriptionOf(expectedType interface{}) string {
 	return reflect.TypeOf(expectedType).String()
 }
 
-func expectedGVKOf(expectedType interface{}) *schema.GroupVersionKind {
+func expectedGVKOf(expectedType any) *schema.GroupVersionKind {
 	u, ok := expectedType.(*unstructured.Unstructured)
 	if !ok {
 		return nil

@@ -143,14 +143,14 @@ func (s *sharedIndexInformer) RemoveEventHandler(handle ResourceEventHandlerRegi
 
 // OnAdd distributes an add to every handler (the informer is the queue's
 // handler).
-func (s *sharedIndexInformer) OnAdd(obj interface{}, isInInitialList bool) {
+func (s *sharedIndexInformer) OnAdd(obj any, isInInitialList bool) {
 	s.mutationDetector.AddObject(obj)
 	s.processor.Distribute(listener.NewAdd(obj, isInInitialList), false)
 }
 
 // OnUpdate distributes an update. An update whose resource version did not
 // change is a resync or relist and goes only to handlers due for a resync.
-func (s *sharedIndexInformer) OnUpdate(oldObj, newObj interface{}) {
+func (s *sharedIndexInformer) OnUpdate(oldObj, newObj any) {
 	isSync := false
 	if n, err := meta.Accessor(newObj); err == nil {
 		if o, err := meta.Accessor(oldObj); err == nil {
@@ -162,7 +162,7 @@ func (s *sharedIndexInformer) OnUpdate(oldObj, newObj interface{}) {
 }
 
 // OnDelete distributes a delete.
-func (s *sharedIndexInformer) OnDelete(obj interface{}) {
+func (s *sharedIndexInformer) OnDelete(obj any) {
 	s.processor.Distribute(listener.NewDelete(obj), false)
 }
 

@@ -60,7 +60,7 @@ func (d *direct) add(n Notification, at int64) {
 		d.l.syncTracker.Start()
 	}
 	d.mu.Lock()
-	if d.l.stopped() || (d.policy == OverflowBlock && !d.waitForRoom()) {
+	if d.l.stopped() || (d.policy == OverflowBlock && !d.waitForRoomLocked()) {
 		d.mu.Unlock()
 		return
 	}
@@ -100,10 +100,10 @@ func (d *direct) add(n Notification, at int64) {
 	}
 }
 
-// waitForRoom waits, with d.mu held (released while waiting), until fewer
-// than maxPending notifications are pending. It reports false if the
+// waitForRoomLocked waits, with d.mu held (released while waiting), until
+// fewer than maxPending notifications are pending. It reports false if the
 // listener was stopped or unblocked meanwhile: the notification is dropped.
-func (d *direct) waitForRoom() bool {
+func (d *direct) waitForRoomLocked() bool {
 	var timer interface {
 		C() <-chan time.Time
 		Stop() bool

@@ -79,7 +79,7 @@ type engine interface {
 	start(wg *sync.WaitGroup)
 	stop()
 	unblock()
-	// kind is the engine as Listener.Engine reports it.
+	// kind is the engine as [Listener.Engine] reports it.
 	kind() Engine
 	// readsLog reports whether the engine reads the processor's shared
 	// log, so that Distribute appends a notification once for all such

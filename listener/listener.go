@@ -397,9 +397,6 @@ func (l *Listener) call(n Notification, pending int64) {
 		l.handler.OnUpdate(n.OldObj, n.Obj)
 	case Delete:
 		l.handler.OnDelete(n.Obj)
-	default:
-		utilruntime.HandleErrorWithLogger(l.logger, nil, "unrecognized notification", "kind", n.Kind)
-		return
 	}
 	if timed {
 		l.observeCall(n, l.clock.Since(start))
