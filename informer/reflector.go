@@ -33,7 +33,8 @@ const (
 // watches from the listed resource version and applies every event to the
 // store. It relists when the watch reports that its resource version has
 // expired, re-watches (without a list) when a watch simply ends, and backs
-// off between failed attempts. See DESIGN.md section 2.
+// off between failed attempts. docs/architecture.md shows where it sits
+// on the path of an event and which goroutines it starts.
 //
 // A Reflector is run once, by Run or RunWithContext; the exported fields
 // must be set before that.
