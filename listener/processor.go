@@ -135,15 +135,16 @@ func (p *Processor) AddListener(l *Listener) (started bool, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	l.engine.join()
+	if p.started {
+		// Before l is published, so that no Distribute finds it idle.
+		l.engine.start(&p.wg)
+	}
 	old := p.set.Load()
 	p.set.Store(newListenerSet(old.started, old.changed, append(slices.Clone(old.all), member{l: l, sync: true})))
 	// Unblock stores unblocked before it loads set; this loads unblocked
 	// after storing set: one of the two sees the other.
 	if p.unblocked.Load() {
 		l.engine.unblock()
-	}
-	if p.started {
-		l.engine.start(&p.wg)
 	}
 	return p.started, nil
 }
