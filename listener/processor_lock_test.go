@@ -2,6 +2,9 @@ package listener
 
 import (
 	"context"
+	"runtime"
+	"slices"
+	"sync"
 	"testing"
 	"testing/synctest"
 )
@@ -119,6 +122,91 @@ func TestUnblockReachesLaterListeners(t *testing.T) {
 		wantCalls(t, "unblocked", rec.got(), []string{"add 0 false", "add 1 false"})
 		if got := l.Stats().Pending; got != 0 {
 			t.Fatalf("Pending = %d, want 0", got)
+		}
+	})
+}
+
+// intRecorder records the ints it is handed by OnAdd.
+type intRecorder struct {
+	mu  sync.Mutex
+	got []int
+}
+
+func (r *intRecorder) OnAdd(obj any, _ bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.got = append(r.got, obj.(int))
+}
+func (r *intRecorder) OnUpdate(_, _ any) {}
+func (r *intRecorder) OnDelete(any)      {}
+
+func (r *intRecorder) ints() []int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.got)
+}
+
+// TestListenerSetChangesDuringDistribute adds and removes listeners while
+// notifications are distributed: a listener present throughout gets every
+// notification in order, and each one that came and went gets a run of
+// consecutive notifications (from some point after it was added to some
+// point before it was removed), never one out of order or with a gap.
+func TestListenerSetChangesDuringDistribute(t *testing.T) {
+	const total, churn = 600, 20
+	eachEngine(t, func(t *testing.T, eng Engine) {
+		p := NewProcessor(ProcessorOptions{})
+		up := newUpstream("inf")
+		stable := &intRecorder{}
+		mustListener(t, p, stable, up, Options{Engine: eng})
+		stop := runProcessor(p)
+		defer stop()
+
+		// Each churned listener lives while about total/churn notifications
+		// are distributed: it is removed after the distributor's next step.
+		recs := make([]*intRecorder, churn)
+		step := make(chan struct{}, churn)
+		churned := make(chan struct{})
+		go func() {
+			defer close(churned)
+			for i := range recs {
+				recs[i] = &intRecorder{}
+				l := mustListener(t, p, recs[i], up, Options{Engine: eng})
+				<-step
+				if err := p.RemoveListener(l); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+		for i := range total {
+			p.Distribute(NewAdd(i, false), false)
+			if i%(total/churn) == 0 {
+				step <- struct{}{}
+				runtime.Gosched()
+			}
+		}
+		<-churned
+		synctest.Wait()
+
+		got := stable.ints()
+		if len(got) != total {
+			t.Fatalf("the stable listener got %d notifications, want %d", len(got), total)
+		}
+		for i, n := range got {
+			if n != i {
+				t.Fatalf("the stable listener's notification %d is %d", i, n)
+			}
+		}
+		some := 0
+		for i, r := range recs {
+			got := r.ints()
+			if len(got) > 0 {
+				some++
+			}
+			for j := 1; j < len(got); j++ {
+				if got[j] != got[j-1]+1 {
+					t.Fatalf("churned listener %d got %v: not consecutive at %d", i, got, j)
+				}
+			}
 		}
 	})
 }
