@@ -130,7 +130,7 @@ func NewDeltaFIFOWithOptions(opts DeltaFIFOOptions) *DeltaFIFO {
 // the Key field for a DeletedFinalStateUnknown, otherwise the key
 // function's result. An empty Deltas gives a KeyError wrapping
 // ErrZeroLengthDeltasObject.
-func (f *DeltaFIFO) KeyOf(obj interface{}) (string, error) {
+func (f *DeltaFIFO) KeyOf(obj any) (string, error) {
 	if d, ok := obj.(Deltas); ok {
 		if len(d) == 0 {
 			return "", KeyError{Obj: obj, Err: ErrZeroLengthDeltasObject}
@@ -196,7 +196,7 @@ func (f *DeltaFIFO) ListKeys() []string {
 
 // GetByKey returns a copy of the Deltas queued for key. exists is false if
 // nothing is queued for it. The error is always nil.
-func (f *DeltaFIFO) GetByKey(key string) (item interface{}, exists bool, err error) {
+func (f *DeltaFIFO) GetByKey(key string) (item any, exists bool, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	e, _ := f.entryLocked(key)

@@ -1,7 +1,7 @@
 package deltafifo
 
 // Add queues an Added delta for obj.
-func (f *DeltaFIFO) Add(obj interface{}) error {
+func (f *DeltaFIFO) Add(obj any) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.sync.populate(0)
@@ -9,7 +9,7 @@ func (f *DeltaFIFO) Add(obj interface{}) error {
 }
 
 // Update queues an Updated delta for obj.
-func (f *DeltaFIFO) Update(obj interface{}) error {
+func (f *DeltaFIFO) Update(obj any) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.sync.populate(0)
@@ -21,7 +21,7 @@ func (f *DeltaFIFO) Update(obj interface{}) error {
 // queued for its key; with KnownObjects, when nothing is queued and
 // KnownObjects reports, without error, that it does not have the key. (The
 // deletion may already have been reported by a Replace.)
-func (f *DeltaFIFO) Delete(obj interface{}) error {
+func (f *DeltaFIFO) Delete(obj any) error {
 	key, err := f.KeyOf(obj)
 	if err != nil {
 		return KeyError{Obj: obj, Err: err}
@@ -53,7 +53,7 @@ func (f *DeltaFIFO) Delete(obj interface{}) error {
 // DeletedFinalStateUnknown (those objects were transformed on their way
 // in). Replace passes as=Replaced even when it emits Sync, so a relisted
 // object is transformed.
-func (f *DeltaFIFO) queueLocked(emit, as DeltaType, obj interface{}) error {
+func (f *DeltaFIFO) queueLocked(emit, as DeltaType, obj any) error {
 	key, err := f.KeyOf(obj)
 	if err != nil {
 		return KeyError{Obj: obj, Err: err}
@@ -64,7 +64,7 @@ func (f *DeltaFIFO) queueLocked(emit, as DeltaType, obj interface{}) error {
 
 // queueKeyLocked is queueLocked for an object whose key is already known.
 // It reports whether the key was already queued.
-func (f *DeltaFIFO) queueKeyLocked(key string, emit, as DeltaType, obj interface{}) (queued bool, err error) {
+func (f *DeltaFIFO) queueKeyLocked(key string, emit, as DeltaType, obj any) (queued bool, err error) {
 	if f.transformer != nil && as != Sync {
 		if _, tomb := obj.(DeletedFinalStateUnknown); !tomb {
 			if obj, err = f.transformer(obj); err != nil {

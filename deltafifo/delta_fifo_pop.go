@@ -22,7 +22,7 @@ import (
 //
 // The key is counted as delivered for HasSynced before process is called.
 // Pop is meant for a single consumer goroutine.
-func (f *DeltaFIFO) Pop(process PopProcessFunc) (interface{}, error) {
+func (f *DeltaFIFO) Pop(process PopProcessFunc) (any, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	key, deltas, initial, ok := f.popWaitLocked()
@@ -34,7 +34,7 @@ func (f *DeltaFIFO) Pop(process PopProcessFunc) (interface{}, error) {
 	}
 	// The caller owns the Deltas from here on; nothing else refers to
 	// them. They are boxed once, for both the process call and the result.
-	var item interface{} = deltas
+	var item any = deltas
 	return item, process(item, initial)
 }
 

@@ -18,7 +18,7 @@ import (
 // initial population: the number of distinct keys in list plus the
 // tombstones queued. A key error or transform error stops Replace at that
 // object; what was queued before stays queued.
-func (f *DeltaFIFO) Replace(list []interface{}, _ string) error {
+func (f *DeltaFIFO) Replace(list []any, _ string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 

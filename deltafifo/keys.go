@@ -7,11 +7,11 @@ import (
 )
 
 // KeyFunc maps an object to its key. It must be deterministic.
-type KeyFunc func(obj interface{}) (string, error)
+type KeyFunc func(obj any) (string, error)
 
 // KeyError wraps the error of a KeyFunc together with the object.
 type KeyError struct {
-	Obj interface{}
+	Obj any
 	Err error
 }
 
@@ -30,7 +30,7 @@ type ExplicitKey string
 // MetaNamespaceKeyFunc returns "namespace/name" for namespaced objects and
 // "name" for cluster-scoped ones. An ExplicitKey is returned as it is; an
 // object without metadata is an error.
-func MetaNamespaceKeyFunc(obj interface{}) (string, error) {
+func MetaNamespaceKeyFunc(obj any) (string, error) {
 	if key, ok := obj.(ExplicitKey); ok {
 		return string(key), nil
 	}
@@ -46,7 +46,7 @@ func MetaNamespaceKeyFunc(obj interface{}) (string, error) {
 
 // DeletionHandlingMetaNamespaceKeyFunc is MetaNamespaceKeyFunc that also
 // accepts a DeletedFinalStateUnknown and returns its Key.
-func DeletionHandlingMetaNamespaceKeyFunc(obj interface{}) (string, error) {
+func DeletionHandlingMetaNamespaceKeyFunc(obj any) (string, error) {
 	if d, ok := obj.(DeletedFinalStateUnknown); ok {
 		return d.Key, nil
 	}

@@ -180,7 +180,7 @@ func NewRealFIFOWithOptions(opts RealFIFOOptions) *RealFIFO {
 
 // keyOf returns the key of obj, looking through a Deltas (its newest
 // delta), a Delta and a DeletedFinalStateUnknown.
-func (f *RealFIFO) keyOf(obj interface{}) (string, error) {
+func (f *RealFIFO) keyOf(obj any) (string, error) {
 	if d, ok := obj.(Deltas); ok {
 		if len(d) == 0 {
 			return "", KeyError{Obj: obj, Err: ErrZeroLengthDeltasObject}

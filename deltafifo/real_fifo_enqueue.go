@@ -1,7 +1,7 @@
 package deltafifo
 
 // Add queues an Added delta for obj.
-func (f *RealFIFO) Add(obj interface{}) error {
+func (f *RealFIFO) Add(obj any) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.sync.populate(0)
@@ -9,7 +9,7 @@ func (f *RealFIFO) Add(obj interface{}) error {
 }
 
 // Update queues an Updated delta for obj.
-func (f *RealFIFO) Update(obj interface{}) error {
+func (f *RealFIFO) Update(obj any) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.sync.populate(0)
@@ -18,7 +18,7 @@ func (f *RealFIFO) Update(obj interface{}) error {
 
 // Delete queues a Deleted delta for obj. Unlike DeltaFIFO, it always does:
 // the queue does not check whether the object is known.
-func (f *RealFIFO) Delete(obj interface{}) error {
+func (f *RealFIFO) Delete(obj any) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.sync.populate(0)
@@ -44,7 +44,7 @@ func (f *RealFIFO) Bookmark(resourceVersion string) error {
 // DeletedFinalStateUnknown; the key kept with the delta is then the
 // transformed object's, which is the one client-go computes when it pops
 // it (if the transformed object has none, the delta is kept without key).
-func (f *RealFIFO) appendLocked(t DeltaType, obj interface{}, transform bool) error {
+func (f *RealFIFO) appendLocked(t DeltaType, obj any, transform bool) error {
 	key, err := f.keyOf(obj)
 	if err != nil {
 		return KeyError{Obj: obj, Err: err}

@@ -17,7 +17,7 @@ import (
 // runs, so process must not rely on the queue standing still. Pop is meant
 // for a single consumer goroutine. The delta counts as delivered for
 // HasSynced after process returns.
-func (f *RealFIFO) Pop(process PopProcessFunc) (interface{}, error) {
+func (f *RealFIFO) Pop(process PopProcessFunc) (any, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !f.waitLocked() {

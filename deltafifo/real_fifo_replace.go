@@ -24,7 +24,7 @@ import (
 // initial population to the number of deltas queued at its end, including
 // any queued before it. On error nothing of that counts: the queue stays
 // unpopulated, and deltas queued before the failing one stay queued.
-func (f *RealFIFO) Replace(newItems []interface{}, resourceVersion string) error {
+func (f *RealFIFO) Replace(newItems []any, resourceVersion string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var err error
@@ -41,9 +41,9 @@ func (f *RealFIFO) Replace(newItems []interface{}, resourceVersion string) error
 }
 
 // replaceAllLocked queues one ReplacedAll delta.
-func (f *RealFIFO) replaceAllLocked(objs []interface{}, resourceVersion string) error {
+func (f *RealFIFO) replaceAllLocked(objs []any, resourceVersion string) error {
 	if f.transformer != nil {
-		out := make([]interface{}, len(objs))
+		out := make([]any, len(objs))
 		for i, obj := range objs {
 			t, err := f.transformer(obj)
 			if err != nil {
@@ -59,7 +59,7 @@ func (f *RealFIFO) replaceAllLocked(objs []interface{}, resourceVersion string) 
 
 // reconcileLocked queues the tombstones and Replaced deltas of a
 // non-atomic Replace; see Replace for the order.
-func (f *RealFIFO) reconcileLocked(newItems []interface{}) error {
+func (f *RealFIFO) reconcileLocked(newItems []any) error {
 	listed := make(map[string]struct{}, len(newItems))
 	for _, obj := range newItems {
 		key, err := f.keyOf(obj)

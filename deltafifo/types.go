@@ -25,7 +25,7 @@ type InformerMetricsProvider = informermetrics.InformerMetricsProvider
 // drop fields the controller does not need. It is called once per object as
 // it is queued, may change the object in place, and must be idempotent,
 // since objects already in the cache may be passed through it again.
-type TransformFunc func(interface{}) (interface{}, error)
+type TransformFunc func(any) (any, error)
 
 // DeltaType is the kind of change a Delta records.
 type DeltaType string
@@ -55,7 +55,7 @@ const (
 // DeletedFinalStateUnknown).
 type Delta struct {
 	Type   DeltaType
-	Object interface{}
+	Object any
 }
 
 // Deltas is the list of changes to one object, oldest first.
@@ -82,7 +82,7 @@ func (d Deltas) Newest() *Delta {
 // last state the cache knew, which may be stale.
 type DeletedFinalStateUnknown struct {
 	Key string
-	Obj interface{}
+	Obj any
 }
 
 // ReplacedAllInfo is the payload of a ReplacedAll delta.
@@ -90,7 +90,7 @@ type ReplacedAllInfo struct {
 	// ResourceVersion is the one passed to Replace.
 	ResourceVersion string
 	// Objects are the listed objects, already transformed.
-	Objects []interface{}
+	Objects []any
 }
 
 // SyncAllInfo is the payload of a SyncAll delta.
@@ -111,7 +111,7 @@ var ErrZeroLengthDeltasObject = errors.New("0 length Deltas object; can't get ke
 
 // PopProcessFunc processes one popped item. isInInitialList is true while
 // the queue has not yet delivered its initial population.
-type PopProcessFunc func(obj interface{}, isInInitialList bool) error
+type PopProcessFunc func(obj any, isInInitialList bool) error
 
 // ProcessBatchFunc processes a batch of deltas popped together.
 type ProcessBatchFunc func(deltas []Delta, isInInitialList bool) error
@@ -119,13 +119,13 @@ type ProcessBatchFunc func(deltas []Delta, isInInitialList bool) error
 // ReflectorStore is what a reflector writes into.
 type ReflectorStore interface {
 	// Add records that obj was added.
-	Add(obj interface{}) error
+	Add(obj any) error
 	// Update records that obj changed.
-	Update(obj interface{}) error
+	Update(obj any) error
 	// Delete records that obj was deleted.
-	Delete(obj interface{}) error
+	Delete(obj any) error
 	// Replace replaces the whole content with list, listed at resourceVersion.
-	Replace(list []interface{}, resourceVersion string) error
+	Replace(list []any, resourceVersion string) error
 	// Resync asks for a periodic resync.
 	Resync() error
 }
@@ -147,7 +147,7 @@ type Queue interface {
 	ReflectorStore
 	// Pop blocks until an item is available, then calls process with it.
 	// It returns ErrFIFOClosed once the queue is closed and drained.
-	Pop(PopProcessFunc) (interface{}, error)
+	Pop(PopProcessFunc) (any, error)
 	// HasSynced reports whether the initial population has been popped.
 	HasSynced() bool
 	// HasSyncedChecker is HasSynced as a DoneChecker.
@@ -171,7 +171,7 @@ type KeyLister interface {
 
 // KeyGetter returns an object by key.
 type KeyGetter interface {
-	GetByKey(key string) (value interface{}, exists bool, err error)
+	GetByKey(key string) (value any, exists bool, err error)
 }
 
 // KeyListerGetter is what a queue consults as its KnownObjects: the store

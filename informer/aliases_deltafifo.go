@@ -88,13 +88,13 @@ var (
 
 // MetaNamespaceKeyFunc returns "namespace/name", or "name" for
 // cluster-scoped objects; an ExplicitKey is returned unchanged.
-func MetaNamespaceKeyFunc(obj interface{}) (string, error) {
+func MetaNamespaceKeyFunc(obj any) (string, error) {
 	return deltafifo.MetaNamespaceKeyFunc(obj)
 }
 
 // DeletionHandlingMetaNamespaceKeyFunc is MetaNamespaceKeyFunc that also
 // accepts a DeletedFinalStateUnknown and returns its Key.
-func DeletionHandlingMetaNamespaceKeyFunc(obj interface{}) (string, error) {
+func DeletionHandlingMetaNamespaceKeyFunc(obj any) (string, error) {
 	return deltafifo.DeletionHandlingMetaNamespaceKeyFunc(obj)
 }
 

@@ -53,8 +53,8 @@ type Config struct {
 	WatchListPageSize int64
 
 	// processKeyed and processBatchKeyed, set by the shared informer for
-	// the queue it builds, replace Process and ProcessBatch when the queue
-	// offers keyed pops: they are given the keys the queue computed.
+	// the queue it builds (a keyedQueue), replace Process and
+	// ProcessBatch: they are given the keys the queue computed.
 	processKeyed      deltafifo.KeyedProcessFunc
 	processBatchKeyed deltafifo.KeyedProcessBatchFunc
 }
@@ -62,6 +62,7 @@ type Config struct {
 // keyedQueue is a queue that can hand the consumer the keys it computed
 // (DeltaFIFO and RealFIFO).
 type keyedQueue interface {
+	Queue
 	PopKeyed(process deltafifo.KeyedProcessFunc) error
 }
 
@@ -74,7 +75,7 @@ type keyedBatchQueue interface {
 type ShouldResyncFunc func() bool
 
 // ProcessFunc handles one popped item.
-type ProcessFunc func(obj interface{}, isInInitialList bool) error
+type ProcessFunc func(obj any, isInInitialList bool) error
 
 // Controller runs a reflector and a processing loop.
 type Controller interface {
@@ -171,23 +172,23 @@ func (c *controller) processLoop(ctx context.Context) {
 	}
 }
 
-// popFunc returns the call that pops and processes one item or batch: a
-// keyed pop when the config and the queue both offer one, a batch pop
-// when the queue supports batches, ProcessBatch is set and the
-// InOrderInformersBatchProcess gate is on, a plain Pop otherwise.
+// popFunc returns the call that pops and processes one item or batch. A
+// batch pop is used when the queue supports batches and the
+// InOrderInformersBatchProcess gate is on (and, for a user's config,
+// ProcessBatch is set), as in client-go; otherwise one item is popped. The
+// shared informer's config (processKeyed set) always pops keyed; a user's
+// config pops with Process and ProcessBatch.
 func (c *controller) popFunc() func() error {
 	cfg := &c.config
-	batched := cfg.ProcessBatch != nil && features.Enabled(features.InOrderInformersBatchProcess)
-	if batched {
-		if q, ok := cfg.Queue.(keyedBatchQueue); ok && cfg.processBatchKeyed != nil && cfg.processKeyed != nil {
-			return func() error { return q.PopBatchKeyed(cfg.processBatchKeyed, cfg.processKeyed) }
-		}
-		if q, ok := cfg.Queue.(QueueWithBatch); ok {
-			return func() error { return q.PopBatch(cfg.ProcessBatch, PopProcessFunc(cfg.Process)) }
-		}
-	}
+	batchGate := features.Enabled(features.InOrderInformersBatchProcess)
 	if q, ok := cfg.Queue.(keyedQueue); ok && cfg.processKeyed != nil {
+		if bq, ok := q.(keyedBatchQueue); ok && batchGate {
+			return func() error { return bq.PopBatchKeyed(cfg.processBatchKeyed, cfg.processKeyed) }
+		}
 		return func() error { return q.PopKeyed(cfg.processKeyed) }
+	}
+	if q, ok := cfg.Queue.(QueueWithBatch); ok && cfg.ProcessBatch != nil && batchGate {
+		return func() error { return q.PopBatch(cfg.ProcessBatch, PopProcessFunc(cfg.Process)) }
 	}
 	return func() error {
 		_, err := cfg.Queue.Pop(PopProcessFunc(cfg.Process))
@@ -201,7 +202,7 @@ var errNotDeltas = errors.New("object given as Process argument is not Deltas")
 // processDeltasFunc returns a ProcessFunc that applies Deltas to store and
 // notifies handler.
 func processDeltasFunc(logger klog.Logger, handler ResourceEventHandler, store Store) ProcessFunc {
-	return func(obj interface{}, isInInitialList bool) error {
+	return func(obj any, isInInitialList bool) error {
 		deltas, ok := obj.(Deltas)
 		if !ok {
 			return errNotDeltas

@@ -52,7 +52,7 @@ func (p *TTLPolicy) IsExpired(obj *TimestampedEntry) bool {
 // it was written. Timestamps come from the local clock: do not compare them
 // with times from another machine.
 type TimestampedEntry struct {
-	Obj       interface{}
+	Obj       any
 	Timestamp time.Time
 	key       string
 }
@@ -75,7 +75,7 @@ func NewExpirationStore(keyFunc KeyFunc, expirationPolicy ExpirationPolicy) Stor
 
 // getOrExpire returns the object under key if it has not expired, and
 // deletes it if it has.
-func (c *ExpirationCache) getOrExpire(key string) (interface{}, bool) {
+func (c *ExpirationCache) getOrExpire(key string) (any, bool) {
 	c.expirationLock.Lock()
 	defer c.expirationLock.Unlock()
 	item, _ := c.storage.Get(key)
@@ -91,13 +91,13 @@ func (c *ExpirationCache) getOrExpire(key string) (interface{}, bool) {
 }
 
 // GetByKey returns the unexpired object under key.
-func (c *ExpirationCache) GetByKey(key string) (interface{}, bool, error) {
+func (c *ExpirationCache) GetByKey(key string) (any, bool, error) {
 	obj, exists := c.getOrExpire(key)
 	return obj, exists, nil
 }
 
 // Get returns the unexpired object with obj's key.
-func (c *ExpirationCache) Get(obj interface{}) (interface{}, bool, error) {
+func (c *ExpirationCache) Get(obj any) (any, bool, error) {
 	key, err := c.keyFunc(obj)
 	if err != nil {
 		return nil, false, KeyError{Obj: obj, Err: err}
@@ -107,9 +107,9 @@ func (c *ExpirationCache) Get(obj interface{}) (interface{}, bool, error) {
 }
 
 // List returns the unexpired objects, and deletes the expired ones.
-func (c *ExpirationCache) List() []interface{} {
+func (c *ExpirationCache) List() []any {
 	items := c.storage.List()
-	out := make([]interface{}, 0, len(items))
+	out := make([]any, 0, len(items))
 	for _, item := range items {
 		entry, ok := item.(*TimestampedEntry)
 		if !ok {
@@ -138,7 +138,7 @@ func (c *ExpirationCache) Bookmark(rv string) {
 }
 
 // Add stores obj, stamped with the current time, under its key.
-func (c *ExpirationCache) Add(obj interface{}) error {
+func (c *ExpirationCache) Add(obj any) error {
 	key, err := c.keyFunc(obj)
 	if err != nil {
 		return KeyError{Obj: obj, Err: err}
@@ -152,12 +152,12 @@ func (c *ExpirationCache) Add(obj interface{}) error {
 }
 
 // Update is Add: it stores obj and renews its timestamp.
-func (c *ExpirationCache) Update(obj interface{}) error {
+func (c *ExpirationCache) Update(obj any) error {
 	return c.Add(obj)
 }
 
 // Delete removes the entry with obj's key.
-func (c *ExpirationCache) Delete(obj interface{}) error {
+func (c *ExpirationCache) Delete(obj any) error {
 	key, err := c.keyFunc(obj)
 	if err != nil {
 		return KeyError{Obj: obj, Err: err}
@@ -170,8 +170,8 @@ func (c *ExpirationCache) Delete(obj interface{}) error {
 
 // Replace replaces the content with list, every entry stamped with the
 // same current time, and records resourceVersion.
-func (c *ExpirationCache) Replace(list []interface{}, resourceVersion string) error {
-	items := make(map[string]interface{}, len(list))
+func (c *ExpirationCache) Replace(list []any, resourceVersion string) error {
+	items := make(map[string]any, len(list))
 	now := c.clock.Now()
 	for _, obj := range list {
 		key, err := c.keyFunc(obj)

@@ -4,14 +4,14 @@ package informer
 // function field. A nil field makes its method do nothing and return zero
 // values.
 type FakeCustomStore struct {
-	AddFunc                          func(obj interface{}) error
-	UpdateFunc                       func(obj interface{}) error
-	DeleteFunc                       func(obj interface{}) error
-	ListFunc                         func() []interface{}
+	AddFunc                          func(obj any) error
+	UpdateFunc                       func(obj any) error
+	DeleteFunc                       func(obj any) error
+	ListFunc                         func() []any
 	ListKeysFunc                     func() []string
-	GetFunc                          func(obj interface{}) (item interface{}, exists bool, err error)
-	GetByKeyFunc                     func(key string) (item interface{}, exists bool, err error)
-	ReplaceFunc                      func(list []interface{}, resourceVersion string) error
+	GetFunc                          func(obj any) (item any, exists bool, err error)
+	GetByKeyFunc                     func(key string) (item any, exists bool, err error)
+	ReplaceFunc                      func(list []any, resourceVersion string) error
 	ResyncFunc                       func() error
 	BookmarkFunc                     func(rv string)
 	LastStoreSyncResourceVersionFunc func() string
@@ -20,7 +20,7 @@ type FakeCustomStore struct {
 var _ Store = &FakeCustomStore{}
 
 // Add calls AddFunc.
-func (f *FakeCustomStore) Add(obj interface{}) error {
+func (f *FakeCustomStore) Add(obj any) error {
 	if f.AddFunc == nil {
 		return nil
 	}
@@ -28,7 +28,7 @@ func (f *FakeCustomStore) Add(obj interface{}) error {
 }
 
 // Update calls UpdateFunc.
-func (f *FakeCustomStore) Update(obj interface{}) error {
+func (f *FakeCustomStore) Update(obj any) error {
 	if f.UpdateFunc == nil {
 		return nil
 	}
@@ -36,7 +36,7 @@ func (f *FakeCustomStore) Update(obj interface{}) error {
 }
 
 // Delete calls DeleteFunc.
-func (f *FakeCustomStore) Delete(obj interface{}) error {
+func (f *FakeCustomStore) Delete(obj any) error {
 	if f.DeleteFunc == nil {
 		return nil
 	}
@@ -44,7 +44,7 @@ func (f *FakeCustomStore) Delete(obj interface{}) error {
 }
 
 // List calls ListFunc.
-func (f *FakeCustomStore) List() []interface{} {
+func (f *FakeCustomStore) List() []any {
 	if f.ListFunc == nil {
 		return nil
 	}
@@ -60,7 +60,7 @@ func (f *FakeCustomStore) ListKeys() []string {
 }
 
 // Get calls GetFunc.
-func (f *FakeCustomStore) Get(obj interface{}) (item interface{}, exists bool, err error) {
+func (f *FakeCustomStore) Get(obj any) (item any, exists bool, err error) {
 	if f.GetFunc == nil {
 		return nil, false, nil
 	}
@@ -68,7 +68,7 @@ func (f *FakeCustomStore) Get(obj interface{}) (item interface{}, exists bool, e
 }
 
 // GetByKey calls GetByKeyFunc.
-func (f *FakeCustomStore) GetByKey(key string) (item interface{}, exists bool, err error) {
+func (f *FakeCustomStore) GetByKey(key string) (item any, exists bool, err error) {
 	if f.GetByKeyFunc == nil {
 		return nil, false, nil
 	}
@@ -76,7 +76,7 @@ func (f *FakeCustomStore) GetByKey(key string) (item interface{}, exists bool, e
 }
 
 // Replace calls ReplaceFunc.
-func (f *FakeCustomStore) Replace(list []interface{}, resourceVersion string) error {
+func (f *FakeCustomStore) Replace(list []any, resourceVersion string) error {
 	if f.ReplaceFunc == nil {
 		return nil
 	}

@@ -13,35 +13,35 @@ package informer
 //   - OnDelete receives the final state, or a DeletedFinalStateUnknown when
 //     the deletion was only noticed by a relist.
 type ResourceEventHandler interface {
-	OnAdd(obj interface{}, isInInitialList bool)
-	OnUpdate(oldObj, newObj interface{})
-	OnDelete(obj interface{})
+	OnAdd(obj any, isInInitialList bool)
+	OnUpdate(oldObj, newObj any)
+	OnDelete(obj any)
 }
 
 // ResourceEventHandlerFuncs is a ResourceEventHandler made of optional
 // functions; a nil function ignores its notification.
 type ResourceEventHandlerFuncs struct {
-	AddFunc    func(obj interface{})
-	UpdateFunc func(oldObj, newObj interface{})
-	DeleteFunc func(obj interface{})
+	AddFunc    func(obj any)
+	UpdateFunc func(oldObj, newObj any)
+	DeleteFunc func(obj any)
 }
 
 // OnAdd calls AddFunc, if set.
-func (r ResourceEventHandlerFuncs) OnAdd(obj interface{}, _ bool) {
+func (r ResourceEventHandlerFuncs) OnAdd(obj any, _ bool) {
 	if r.AddFunc != nil {
 		r.AddFunc(obj)
 	}
 }
 
 // OnUpdate calls UpdateFunc, if set.
-func (r ResourceEventHandlerFuncs) OnUpdate(oldObj, newObj interface{}) {
+func (r ResourceEventHandlerFuncs) OnUpdate(oldObj, newObj any) {
 	if r.UpdateFunc != nil {
 		r.UpdateFunc(oldObj, newObj)
 	}
 }
 
 // OnDelete calls DeleteFunc, if set.
-func (r ResourceEventHandlerFuncs) OnDelete(obj interface{}) {
+func (r ResourceEventHandlerFuncs) OnDelete(obj any) {
 	if r.DeleteFunc != nil {
 		r.DeleteFunc(obj)
 	}
@@ -50,27 +50,27 @@ func (r ResourceEventHandlerFuncs) OnDelete(obj interface{}) {
 // ResourceEventHandlerDetailedFuncs is ResourceEventHandlerFuncs whose
 // AddFunc also receives isInInitialList.
 type ResourceEventHandlerDetailedFuncs struct {
-	AddFunc    func(obj interface{}, isInInitialList bool)
-	UpdateFunc func(oldObj, newObj interface{})
-	DeleteFunc func(obj interface{})
+	AddFunc    func(obj any, isInInitialList bool)
+	UpdateFunc func(oldObj, newObj any)
+	DeleteFunc func(obj any)
 }
 
 // OnAdd calls AddFunc, if set.
-func (r ResourceEventHandlerDetailedFuncs) OnAdd(obj interface{}, isInInitialList bool) {
+func (r ResourceEventHandlerDetailedFuncs) OnAdd(obj any, isInInitialList bool) {
 	if r.AddFunc != nil {
 		r.AddFunc(obj, isInInitialList)
 	}
 }
 
 // OnUpdate calls UpdateFunc, if set.
-func (r ResourceEventHandlerDetailedFuncs) OnUpdate(oldObj, newObj interface{}) {
+func (r ResourceEventHandlerDetailedFuncs) OnUpdate(oldObj, newObj any) {
 	if r.UpdateFunc != nil {
 		r.UpdateFunc(oldObj, newObj)
 	}
 }
 
 // OnDelete calls DeleteFunc, if set.
-func (r ResourceEventHandlerDetailedFuncs) OnDelete(obj interface{}) {
+func (r ResourceEventHandlerDetailedFuncs) OnDelete(obj any) {
 	if r.DeleteFunc != nil {
 		r.DeleteFunc(obj)
 	}
@@ -81,12 +81,12 @@ func (r ResourceEventHandlerDetailedFuncs) OnDelete(obj interface{}) {
 // an add (the object starts passing) or a delete of the old object (it stops
 // passing). FilterFunc must not modify objects.
 type FilteringResourceEventHandler struct {
-	FilterFunc func(obj interface{}) bool
+	FilterFunc func(obj any) bool
 	Handler    ResourceEventHandler
 }
 
 // OnAdd forwards obj if it passes the filter.
-func (r FilteringResourceEventHandler) OnAdd(obj interface{}, isInInitialList bool) {
+func (r FilteringResourceEventHandler) OnAdd(obj any, isInInitialList bool) {
 	if r.FilterFunc(obj) {
 		r.Handler.OnAdd(obj, isInInitialList)
 	}
@@ -94,7 +94,7 @@ func (r FilteringResourceEventHandler) OnAdd(obj interface{}, isInInitialList bo
 
 // OnUpdate forwards an update, an add or a delete depending on which of the
 // two states pass the filter.
-func (r FilteringResourceEventHandler) OnUpdate(oldObj, newObj interface{}) {
+func (r FilteringResourceEventHandler) OnUpdate(oldObj, newObj any) {
 	newPasses, oldPasses := r.FilterFunc(newObj), r.FilterFunc(oldObj)
 	switch {
 	case newPasses && oldPasses:
@@ -107,7 +107,7 @@ func (r FilteringResourceEventHandler) OnUpdate(oldObj, newObj interface{}) {
 }
 
 // OnDelete forwards obj if it passes the filter.
-func (r FilteringResourceEventHandler) OnDelete(obj interface{}) {
+func (r FilteringResourceEventHandler) OnDelete(obj any) {
 	if r.FilterFunc(obj) {
 		r.Handler.OnDelete(obj)
 	}

@@ -164,15 +164,15 @@ type typedHandler[T Object] struct {
 	handler TypedResourceEventHandler[T]
 }
 
-func (h typedHandler[T]) OnAdd(obj interface{}, isInInitialList bool) {
+func (h typedHandler[T]) OnAdd(obj any, isInInitialList bool) {
 	h.handler.OnAdd(obj.(T), isInInitialList)
 }
 
-func (h typedHandler[T]) OnUpdate(oldObj, newObj interface{}) {
+func (h typedHandler[T]) OnUpdate(oldObj, newObj any) {
 	h.handler.OnUpdate(oldObj.(T), newObj.(T))
 }
 
-func (h typedHandler[T]) OnDelete(obj interface{}) {
+func (h typedHandler[T]) OnDelete(obj any) {
 	tomb, ok := obj.(DeletedFinalStateUnknown)
 	if !ok {
 		h.handler.OnDelete(DeletedObject[T]{OptionalObj: obj.(T)})

@@ -41,7 +41,7 @@ type Indexer interface {
 	Store
 	// Index returns the stored objects that share at least one indexed
 	// value with obj in the named index.
-	Index(indexName string, obj interface{}) ([]interface{}, error)
+	Index(indexName string, obj any) ([]any, error)
 	// IndexKeys returns, sorted, the keys of the stored objects whose
 	// values in the named index include indexedValue.
 	IndexKeys(indexName, indexedValue string) ([]string, error)
@@ -49,7 +49,7 @@ type Indexer interface {
 	ListIndexFuncValues(indexName string) []string
 	// ByIndex returns the stored objects whose values in the named index
 	// include indexedValue.
-	ByIndex(indexName, indexedValue string) ([]interface{}, error)
+	ByIndex(indexName, indexedValue string) ([]any, error)
 	// GetIndexers returns the index functions. The map must not be
 	// modified.
 	GetIndexers() Indexers
@@ -59,12 +59,12 @@ type Indexer interface {
 }
 
 // IndexFunc computes the indexed values of an object.
-type IndexFunc func(obj interface{}) ([]string, error)
+type IndexFunc func(obj any) ([]string, error)
 
 // IndexFuncToKeyFuncAdapter turns an index function that yields exactly one
 // value per object into a KeyFunc; zero or several values are an error.
 func IndexFuncToKeyFuncAdapter(indexFunc IndexFunc) KeyFunc {
-	return func(obj interface{}) (string, error) {
+	return func(obj any) (string, error) {
 		values, err := indexFunc(obj)
 		if err != nil {
 			return "", err
@@ -86,7 +86,7 @@ const NamespaceIndex string = "namespace"
 
 // MetaNamespaceIndexFunc indexes an object by its namespace. An object
 // without metadata gives []string{""} together with an error.
-func MetaNamespaceIndexFunc(obj interface{}) ([]string, error) {
+func MetaNamespaceIndexFunc(obj any) ([]string, error) {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return []string{""}, fmt.Errorf("object has no meta: %v", err)

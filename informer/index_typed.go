@@ -38,7 +38,7 @@ func TypedIndexersToIndexers[T any](indexers TypedIndexers[T]) Indexers {
 // Indexer can use it. An object that is not a T gives an error (client-go
 // panics), which the Indexer reports as described on Indexer.
 func TypedIndexerFuncToIndexerFunc[T any](indexer TypedIndexFunc[T]) IndexFunc {
-	return func(obj interface{}) ([]string, error) {
+	return func(obj any) ([]string, error) {
 		typed, ok := obj.(T)
 		if !ok {
 			return nil, wrongTypeError[T](obj)
@@ -84,7 +84,7 @@ func (i storeTypedIndexer[T]) AddTypedIndexers(newIndexers TypedIndexers[T]) err
 
 // asTyped converts objs to []T, or fails on the first object that is not
 // a T.
-func asTyped[T any](objs []interface{}) ([]T, error) {
+func asTyped[T any](objs []any) ([]T, error) {
 	out := make([]T, len(objs))
 	for n, obj := range objs {
 		typed, ok := obj.(T)
@@ -97,6 +97,6 @@ func asTyped[T any](objs []interface{}) ([]T, error) {
 }
 
 // wrongTypeError says that obj is not a T.
-func wrongTypeError[T any](obj interface{}) error {
+func wrongTypeError[T any](obj any) error {
 	return fmt.Errorf("object of type %T is not of the expected type %v", obj, reflect.TypeFor[T]())
 }

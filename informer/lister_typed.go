@@ -102,11 +102,11 @@ func getTyped[T runtime.Object](indexer Indexer, resource schema.GroupResource, 
 // typedObjects collects Ts and remembers the first object of another type.
 type typedObjects[T runtime.Object] struct {
 	objs []T
-	bad  interface{}
+	bad  any
 	has  bool
 }
 
-func (c *typedObjects[T]) append(obj interface{}) {
+func (c *typedObjects[T]) append(obj any) {
 	if typed, ok := obj.(T); ok {
 		c.objs = append(c.objs, typed)
 	} else if !c.has {

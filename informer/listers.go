@@ -13,7 +13,7 @@ import (
 )
 
 // AppendFunc receives each object a list function selects.
-type AppendFunc func(interface{})
+type AppendFunc func(any)
 
 // ListAll calls appendFn on every object of store whose labels match
 // selector. A selector that matches nothing calls it on none; an empty one
@@ -63,7 +63,7 @@ func ListAllByNamespace(indexer Indexer, namespace string, selector labels.Selec
 }
 
 // appendMatching calls appendFn on the objects whose labels match selector.
-func appendMatching(objs []interface{}, selector labels.Selector, appendFn AppendFunc) error {
+func appendMatching(objs []any, selector labels.Selector, appendFn AppendFunc) error {
 	if selector.Empty() {
 		// Every object matches: skip reading labels.
 		for _, obj := range objs {
@@ -176,11 +176,11 @@ func getRuntimeObject(indexer Indexer, resource schema.GroupResource, key, name 
 // of another type.
 type runtimeObjects struct {
 	objs []runtime.Object
-	bad  interface{}
+	bad  any
 	has  bool
 }
 
-func (c *runtimeObjects) append(obj interface{}) {
+func (c *runtimeObjects) append(obj any) {
 	if ro, ok := obj.(runtime.Object); ok {
 		c.objs = append(c.objs, ro)
 	} else if !c.has {

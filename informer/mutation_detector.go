@@ -21,7 +21,7 @@ var mutationDetectionEnabled, _ = strconv.ParseBool(os.Getenv("KUBE_CACHE_MUTATI
 type MutationDetector interface {
 	// AddObject records a deep copy of obj, to be compared with obj from
 	// now on.
-	AddObject(obj interface{})
+	AddObject(obj any)
 
 	// Run compares the objects periodically and returns once stopCh is
 	// closed.
@@ -51,8 +51,8 @@ func newMutationDetector(name string) *cacheMutationDetector {
 
 type noopMutationDetector struct{}
 
-func (noopMutationDetector) Run(<-chan struct{})   {}
-func (noopMutationDetector) AddObject(interface{}) {}
+func (noopMutationDetector) Run(<-chan struct{}) {}
+func (noopMutationDetector) AddObject(any)       {}
 
 // cacheMutationDetector compares cached objects with copies taken when
 // they were added. Objects move from added to current on each comparison;
@@ -111,7 +111,7 @@ func (d *cacheMutationDetector) rotate(now time.Time) {
 
 // AddObject records a deep copy of obj if it is a runtime.Object;
 // tombstones and other values are ignored.
-func (d *cacheMutationDetector) AddObject(obj interface{}) {
+func (d *cacheMutationDetector) AddObject(obj any) {
 	if _, ok := obj.(DeletedFinalStateUnknown); ok {
 		return
 	}

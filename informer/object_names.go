@@ -57,7 +57,7 @@ func NamespacedNameAsObjectName(nn types.NamespacedName) ObjectName {
 // ObjectToName returns the name of obj, which must have object metadata
 // (meta.Accessor must accept it); otherwise it returns an error that says
 // "object has no meta".
-func ObjectToName(obj interface{}) (ObjectName, error) {
+func ObjectToName(obj any) (ObjectName, error) {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return ObjectName{}, fmt.Errorf("object has no meta: %v", err)
@@ -72,7 +72,7 @@ func MetaObjectToName(obj metav1.Object) ObjectName {
 
 // DeletionHandlingObjectToName is ObjectToName that also accepts a
 // DeletedFinalStateUnknown, whose Key it parses.
-func DeletionHandlingObjectToName(obj interface{}) (ObjectName, error) {
+func DeletionHandlingObjectToName(obj any) (ObjectName, error) {
 	if tomb, ok := obj.(DeletedFinalStateUnknown); ok {
 		return ParseObjectName(tomb.Key)
 	}

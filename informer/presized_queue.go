@@ -11,7 +11,7 @@ type presizedDeltaFIFO struct {
 }
 
 // Replace reserves room in the store, then replaces the queue's content.
-func (q presizedDeltaFIFO) Replace(list []interface{}, resourceVersion string) error {
+func (q presizedDeltaFIFO) Replace(list []any, resourceVersion string) error {
 	q.store.storage.reserve(len(list))
 	return q.DeltaFIFO.Replace(list, resourceVersion)
 }
@@ -28,7 +28,7 @@ func (m *threadSafeMap) reserve(n int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if len(m.items) == 0 {
-		m.items = make(map[string]interface{}, n)
+		m.items = make(map[string]any, n)
 	}
 }
 

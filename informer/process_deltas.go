@@ -21,8 +21,8 @@ func processDeltas(logger klog.Logger, handler ResourceEventHandler, store Store
 // then written under that key without computing it again. The caller
 // vouches that the queue's key function and the store's agree.
 func processKeyedDeltas(logger klog.Logger, handler ResourceEventHandler, store Store, key string, keyed bool, deltas []Delta, isInInitialList bool) error {
-	c, own := store.(*cache)
-	keyed = keyed && own
+	c, _ := store.(*cache) // nil for another store
+	keyed = keyed && c != nil
 	for _, d := range deltas {
 		obj := d.Object
 		switch d.Type {
@@ -44,34 +44,13 @@ func processKeyedDeltas(logger klog.Logger, handler ResourceEventHandler, store 
 			// Like client-go, a SyncAll ends the processing of its Deltas.
 			return nil
 		case Sync, Replaced, Added, Updated:
-			if own {
-				var old interface{}
-				var exists bool
-				var err error
-				if keyed {
-					old, exists, err = c.upsertKey(key, obj)
-				} else {
-					old, exists, err = c.upsert(obj)
-				}
-				if err != nil {
-					return err
-				}
-				if exists {
-					handler.OnUpdate(old, obj)
-				} else {
-					handler.OnAdd(obj, isInInitialList)
-				}
-				continue
+			old, exists, err := upsert(store, c, key, keyed, obj)
+			if err != nil {
+				return err
 			}
-			if old, exists, err := store.Get(obj); err == nil && exists {
-				if err := store.Update(obj); err != nil {
-					return err
-				}
+			if exists {
 				handler.OnUpdate(old, obj)
 			} else {
-				if err := store.Add(obj); err != nil {
-					return err
-				}
 				handler.OnAdd(obj, isInInitialList)
 			}
 		case Deleted:
@@ -90,6 +69,24 @@ func processKeyedDeltas(logger klog.Logger, handler ResourceEventHandler, store 
 		}
 	}
 	return nil
+}
+
+// upsert writes obj to store and returns what was stored under its key
+// before: under key when keyed (then c, the informer's own cache, is
+// store), with one key computation when c is not nil, and otherwise as
+// client-go does, a Get followed by Update or Add. A Get error counts as
+// nothing stored; an Add or Update error is returned.
+func upsert(store Store, c *cache, key string, keyed bool, obj any) (old any, existed bool, err error) {
+	switch {
+	case keyed:
+		return c.upsertKey(key, obj)
+	case c != nil:
+		return c.upsert(obj)
+	}
+	if old, exists, err := store.Get(obj); err == nil && exists {
+		return old, true, store.Update(obj)
+	}
+	return nil, false, store.Add(obj)
 }
 
 // processDeltasInBatch applies a batch in one store transaction when the
@@ -181,7 +178,7 @@ func processReplacedAll(logger klog.Logger, handler ResourceEventHandler, store 
 		}
 		tombstones = append(tombstones, DeletedFinalStateUnknown{Key: key, Obj: old})
 	}
-	olds := make([]interface{}, len(info.Objects))
+	olds := make([]any, len(info.Objects))
 	for i, obj := range info.Objects {
 		if old, exists, err := store.Get(obj); err == nil && exists {
 			olds[i] = old

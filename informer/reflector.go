@@ -34,7 +34,8 @@ const (
 // watches from the listed resource version and applies every event to the
 // store. It relists when the watch reports that its resource version has
 // expired, re-watches (without a list) when a watch simply ends, and backs
-// off between failed attempts. See DESIGN.md section 2.
+// off between failed attempts. docs/architecture.md shows where it sits
+// on the path of an event and which goroutines it starts.
 //
 // A Reflector is run once, by Run or RunWithContext; the exported fields
 // must be set before that.
@@ -132,13 +133,13 @@ type ReflectorOptions struct {
 
 // NewReflector returns a Reflector named after its caller's file:line.
 // See NewReflectorWithOptions.
-func NewReflector(lw ListerWatcher, expectedType interface{}, store ReflectorStore, resyncPeriod time.Duration) *Reflector {
+func NewReflector(lw ListerWatcher, expectedType any, store ReflectorStore, resyncPeriod time.Duration) *Reflector {
 	return NewReflectorWithOptions(lw, expectedType, store, ReflectorOptions{ResyncPeriod: resyncPeriod})
 }
 
 // NewNamedReflector returns a Reflector with the given name. See
 // NewReflectorWithOptions.
-func NewNamedReflector(name string, lw ListerWatcher, expectedType interface{}, store ReflectorStore, resyncPeriod time.Duration) *Reflector {
+func NewNamedReflector(name string, lw ListerWatcher, expectedType any, store ReflectorStore, resyncPeriod time.Duration) *Reflector {
 	return NewReflectorWithOptions(lw, expectedType, store, ReflectorOptions{Name: name, ResyncPeriod: resyncPeriod})
 }
 
@@ -151,7 +152,7 @@ func NewNamedReflector(name string, lw ListerWatcher, expectedType interface{}, 
 // The reflector streams its initial list over a watch (watch-list) when
 // the WatchListClient feature gate is on, unless lw has a method
 // IsWatchListSemanticsUnSupported() bool that returns true.
-func NewReflectorWithOptions(lw ListerWatcher, expectedType interface{}, store ReflectorStore, options ReflectorOptions) *Reflector {
+func NewReflectorWithOptions(lw ListerWatcher, expectedType any, store ReflectorStore, options ReflectorOptions) *Reflector {
 	c := options.Clock
 	if c == nil {
 		c = clock.RealClock{}
@@ -217,7 +218,7 @@ func watchListUnsupported(client any) bool {
 	return ok && c.IsWatchListSemanticsUnSupported()
 }
 
-func typeDescriptionOf(expectedType interface{}) string {
+func typeDescriptionOf(expectedType any) string {
 	if expectedType == nil {
 		return unspecifiedTypeDescription
 	}
@@ -227,7 +228,7 @@ func typeDescriptionOf(expectedType interface{}) string {
 	return reflect.TypeOf(expectedType).String()
 }
 
-func expectedGVKOf(expectedType interface{}) *schema.GroupVersionKind {
+func expectedGVKOf(expectedType any) *schema.GroupVersionKind {
 	u, ok := expectedType.(*unstructured.Unstructured)
 	if !ok {
 		return nil

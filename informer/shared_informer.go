@@ -107,7 +107,8 @@ type HandlerOptions struct {
 	// wait for this handler: OverflowGrow (the default, client-go's
 	// unbounded buffer), OverflowCoalesce (at most one pending
 	// notification per object key past the threshold, merged by the rules
-	// of DESIGN.md section 4; MaxPending 0 coalesces from the first pending
+	// of listener/merge.go, placed on the delivery path in
+	// docs/architecture.md; MaxPending 0 coalesces from the first pending
 	// notification) or OverflowBlock (distribution, and so the informer's
 	// queue and watch, waits for room; MaxPending must be > 0; the wait is
 	// logged and ends when the handler is removed or the informer stops).

@@ -38,8 +38,21 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 	if s.listerWatcher == nil {
 		return nil, errNilListerWatcher
 	}
-	if err := validateHandlerOptions(options); err != nil {
-		return nil, err
+	// What the user chose is checked before anything changes for the
+	// registration; the rest is computed below.
+	opts := listener.Options{
+		Name:                  options.Name,
+		Engine:                s.listenerEngine,
+		Overflow:              options.Overflow,
+		MaxPending:            options.MaxPending,
+		Workers:               options.Workers,
+		RecoverPanics:         options.RecoverPanics,
+		BacklogWarnThresholds: options.BacklogWarnThresholds,
+		SlowHandlerThreshold:  options.SlowHandlerThreshold,
+		KeyFunc:               DeletionHandlingMetaNamespaceKeyFunc,
+	}
+	if err := opts.Validate(); err != nil {
+		return nil, fmt.Errorf("invalid handler options: %w", err)
 	}
 	s.startedLock.Lock()
 	defer s.startedLock.Unlock()
@@ -71,23 +84,13 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 		}
 	}
 
-	l, err := s.processor.NewListener(handler, listener.Options{
-		Name:                  options.Name,
-		Logger:                logger,
-		RequestedResyncPeriod: resync,
-		ResyncPeriod:          listener.DetermineResyncPeriod(logger, resync, s.resyncCheckPeriod),
-		UpstreamHasSynced:     s.HasSyncedChecker(),
-		Engine:                s.listenerEngine,
-		Overflow:              options.Overflow,
-		MaxPending:            options.MaxPending,
-		Workers:               options.Workers,
-		RecoverPanics:         options.RecoverPanics,
-		KeyFunc:               DeletionHandlingMetaNamespaceKeyFunc,
-		Metrics:               informermetrics.ListenerProvider(s.listenerMetrics),
-		MetricsInformer:       s.metricsName,
-		BacklogWarnThresholds: options.BacklogWarnThresholds,
-		SlowHandlerThreshold:  options.SlowHandlerThreshold,
-	})
+	opts.Logger = logger
+	opts.UpstreamHasSynced = s.HasSyncedChecker()
+	opts.RequestedResyncPeriod = resync
+	opts.ResyncPeriod = listener.DetermineResyncPeriod(logger, resync, s.resyncCheckPeriod)
+	opts.Metrics = informermetrics.ListenerProvider(s.listenerMetrics)
+	opts.MetricsInformer = s.metricsName
+	l, err := s.processor.NewListener(handler, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -140,14 +143,14 @@ func (s *sharedIndexInformer) RemoveEventHandler(handle ResourceEventHandlerRegi
 
 // OnAdd distributes an add to every handler (the informer is the queue's
 // handler).
-func (s *sharedIndexInformer) OnAdd(obj interface{}, isInInitialList bool) {
+func (s *sharedIndexInformer) OnAdd(obj any, isInInitialList bool) {
 	s.mutationDetector.AddObject(obj)
 	s.processor.Distribute(listener.NewAdd(obj, isInInitialList), false)
 }
 
 // OnUpdate distributes an update. An update whose resource version did not
 // change is a resync or relist and goes only to handlers due for a resync.
-func (s *sharedIndexInformer) OnUpdate(oldObj, newObj interface{}) {
+func (s *sharedIndexInformer) OnUpdate(oldObj, newObj any) {
 	isSync := false
 	if n, err := meta.Accessor(newObj); err == nil {
 		if o, err := meta.Accessor(oldObj); err == nil {
@@ -159,7 +162,7 @@ func (s *sharedIndexInformer) OnUpdate(oldObj, newObj interface{}) {
 }
 
 // OnDelete distributes a delete.
-func (s *sharedIndexInformer) OnDelete(obj interface{}) {
+func (s *sharedIndexInformer) OnDelete(obj any) {
 	s.processor.Distribute(listener.NewDelete(obj), false)
 }
 
@@ -174,22 +177,5 @@ func ShutDownEventHandler(informer SharedInformer, handle ResourceEventHandlerRe
 		return fmt.Errorf("handle does not support ShutdownChan()")
 	}
 	<-s.ShutdownChan()
-	return nil
-}
-
-// validateHandlerOptions rejects option values that have no meaning:
-// negative MaxPending or Workers, an unknown policy, and OverflowBlock
-// without a MaxPending (it would block on every notification).
-func validateHandlerOptions(o HandlerOptions) error {
-	switch {
-	case o.MaxPending < 0:
-		return fmt.Errorf("HandlerOptions.MaxPending must not be negative, got %d", o.MaxPending)
-	case o.Workers < 0:
-		return fmt.Errorf("HandlerOptions.Workers must not be negative, got %d", o.Workers)
-	case o.Overflow < OverflowGrow || o.Overflow > OverflowBlock:
-		return fmt.Errorf("HandlerOptions.Overflow: unknown policy %v", o.Overflow)
-	case o.Overflow == OverflowBlock && o.MaxPending == 0:
-		return errors.New("HandlerOptions.MaxPending must be > 0 with OverflowBlock")
-	}
 	return nil
 }

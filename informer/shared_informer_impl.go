@@ -148,6 +148,12 @@ func (s *sharedIndexInformer) start(logger klog.Logger) bool {
 		return false
 	}
 	queue := newQueue(logger, s.objectType, s.indexer, s.transform, s.identifier, s.metricsProvider, s.inOrder)
+	// The queue keys objects as the indexer does (MetaNamespaceKeyFunc,
+	// tombstones by their Key), so its keys can be used for the store;
+	// but DeltaFIFO keys an object before transforming it and the store
+	// after, and they differ if the transform changes the key.
+	_, realFIFO := queue.(*RealFIFO)
+	storeKeys := realFIFO || s.transform == nil
 	if q, ok := queue.(*DeltaFIFO); ok {
 		if c, ok := s.indexer.(*cache); ok {
 			queue = presizedDeltaFIFO{DeltaFIFO: q, store: c}
@@ -160,40 +166,24 @@ func (s *sharedIndexInformer) start(logger klog.Logger) bool {
 		ObjectDescription: s.objectDescription,
 		FullResyncPeriod:  s.resyncCheckPeriod,
 		ShouldResync:      s.processor.ShouldResync,
-		Process: func(obj interface{}, isInInitialList bool) error {
-			deltas, ok := obj.(Deltas)
-			if !ok {
-				return errNotDeltas
-			}
-			s.blockDeltas.Lock()
-			defer s.blockDeltas.Unlock()
-			return processDeltas(logger, s, s.indexer, deltas, isInInitialList)
-		},
-		ProcessBatch: func(deltas []Delta, isInInitialList bool) error {
-			s.blockDeltas.Lock()
-			defer s.blockDeltas.Unlock()
-			return processDeltasInBatch(logger, s, s.indexer, deltas, isInInitialList)
-		},
-		// The queue keys objects as the indexer does (MetaNamespaceKeyFunc,
-		// tombstones by their Key), so its keys can be used for the store;
-		// see below for a transform.
+		// The informer's queues always pop keyed (see controller.popFunc);
+		// every popped item is written to the store and then distributed
+		// under blockDeltas by one of these two.
 		processKeyed: func(key string, keyed bool, deltas []Delta, isInInitialList bool) error {
 			s.blockDeltas.Lock()
 			defer s.blockDeltas.Unlock()
-			return processKeyedDeltas(logger, s, s.indexer, key, keyed, deltas, isInInitialList)
+			return processKeyedDeltas(logger, s, s.indexer, key, keyed && storeKeys, deltas, isInInitialList)
 		},
 		processBatchKeyed: func(keys []string, deltas []Delta, isInInitialList bool) error {
+			if !storeKeys {
+				keys = nil
+			}
 			s.blockDeltas.Lock()
 			defer s.blockDeltas.Unlock()
 			return processKeyedBatch(logger, s, s.indexer, keys, deltas, isInInitialList, &s.batchResults)
 		},
 		WatchErrorHandlerWithContext: s.watchErrorHandler,
 	}).(*controller)
-	if _, realFIFO := queue.(*RealFIFO); s.transform != nil && !realFIFO {
-		// DeltaFIFO keys an object before transforming it and the store
-		// after; they differ if the transform changes the key.
-		ctl.config.processKeyed = nil
-	}
 	ctl.clock = s.clock
 	s.controller = ctl
 	s.started = true

@@ -16,16 +16,16 @@ import (
 // are the stored ones, not copies: treat them as read-only.
 type Store interface {
 	// Add stores obj under its key.
-	Add(obj interface{}) error
+	Add(obj any) error
 
 	// Update stores obj under its key.
-	Update(obj interface{}) error
+	Update(obj any) error
 
 	// Delete removes the object with obj's key.
-	Delete(obj interface{}) error
+	Delete(obj any) error
 
 	// List returns every stored object, in no particular order.
-	List() []interface{}
+	List() []any
 
 	// ListKeys returns every key, in no particular order.
 	ListKeys() []string
@@ -39,14 +39,14 @@ type Store interface {
 	Bookmark(rv string)
 
 	// Get returns the object with obj's key.
-	Get(obj interface{}) (item interface{}, exists bool, err error)
+	Get(obj any) (item any, exists bool, err error)
 
 	// GetByKey returns the object with the given key.
-	GetByKey(key string) (item interface{}, exists bool, err error)
+	GetByKey(key string) (item any, exists bool, err error)
 
 	// Replace replaces the whole content with list, and records
 	// resourceVersion. The store takes ownership of list.
-	Replace([]interface{}, string) error
+	Replace([]any, string) error
 
 	// Resync does nothing in this package's stores; queues such as
 	// DeltaFIFO give it a meaning.
@@ -130,7 +130,7 @@ func newCache(keyFunc KeyFunc, indexers Indexers, opts []StoreOption) *cache {
 }
 
 // keyOf returns obj's key, or a KeyError.
-func (c *cache) keyOf(obj interface{}) (string, error) {
+func (c *cache) keyOf(obj any) (string, error) {
 	if c.keyFunc == nil {
 		return "", KeyError{Obj: obj, Err: errors.New("store has no key function")}
 	}
@@ -142,7 +142,7 @@ func (c *cache) keyOf(obj interface{}) (string, error) {
 }
 
 // prepare returns obj's key and the object to store.
-func (c *cache) prepare(obj interface{}) (string, interface{}, error) {
+func (c *cache) prepare(obj any) (string, any, error) {
 	key, err := c.keyOf(obj)
 	if err != nil {
 		return "", nil, err
@@ -156,7 +156,7 @@ func (c *cache) prepare(obj interface{}) (string, interface{}, error) {
 }
 
 // Add stores obj under its key.
-func (c *cache) Add(obj interface{}) error {
+func (c *cache) Add(obj any) error {
 	key, obj, err := c.prepare(obj)
 	if err != nil {
 		return err
@@ -165,14 +165,14 @@ func (c *cache) Add(obj interface{}) error {
 }
 
 // Update stores obj under its key.
-func (c *cache) Update(obj interface{}) error {
+func (c *cache) Update(obj any) error {
 	return c.Add(obj)
 }
 
 // upsert stores obj under its key and returns what was stored there
 // before. It is processDeltas's Get followed by Add or Update with one key
 // computation instead of two (the key is a new string each time).
-func (c *cache) upsert(obj interface{}) (old interface{}, existed bool, err error) {
+func (c *cache) upsert(obj any) (old any, existed bool, err error) {
 	key, stored, err := c.prepare(obj)
 	if err != nil {
 		return nil, false, err
@@ -181,7 +181,7 @@ func (c *cache) upsert(obj interface{}) (old interface{}, existed bool, err erro
 }
 
 // upsertKey is upsert for an object whose key is known.
-func (c *cache) upsertKey(key string, obj interface{}) (old interface{}, existed bool, err error) {
+func (c *cache) upsertKey(key string, obj any) (old any, existed bool, err error) {
 	if c.transformer != nil {
 		if obj, err = c.transformer(obj); err != nil {
 			return nil, false, fmt.Errorf("transforming: %w", err)
@@ -192,7 +192,7 @@ func (c *cache) upsertKey(key string, obj interface{}) (old interface{}, existed
 
 // Delete removes the object with obj's key and records obj's resource
 // version.
-func (c *cache) Delete(obj interface{}) error {
+func (c *cache) Delete(obj any) error {
 	key, err := c.keyOf(obj)
 	if err != nil {
 		return err
@@ -235,7 +235,7 @@ func (c *cache) Transaction(txns ...Transaction) *TransactionError {
 }
 
 // List returns every stored object.
-func (c *cache) List() []interface{} { return c.storage.List() }
+func (c *cache) List() []any { return c.storage.List() }
 
 // ListKeys returns every key.
 func (c *cache) ListKeys() []string { return c.storage.ListKeys() }
@@ -253,7 +253,7 @@ func (c *cache) Bookmark(rv string) { c.storage.Bookmark(rv) }
 func (c *cache) GetIndexers() Indexers { return c.storage.GetIndexers() }
 
 // Index returns the objects that share an indexed value with obj.
-func (c *cache) Index(indexName string, obj interface{}) ([]interface{}, error) {
+func (c *cache) Index(indexName string, obj any) ([]any, error) {
 	return c.storage.Index(indexName, obj)
 }
 
@@ -269,7 +269,7 @@ func (c *cache) ListIndexFuncValues(indexName string) []string {
 }
 
 // ByIndex returns the objects with indexedValue in the named index.
-func (c *cache) ByIndex(indexName, indexedValue string) ([]interface{}, error) {
+func (c *cache) ByIndex(indexName, indexedValue string) ([]any, error) {
 	return c.storage.ByIndex(indexName, indexedValue)
 }
 
@@ -279,7 +279,7 @@ func (c *cache) AddIndexers(newIndexers Indexers) error {
 }
 
 // Get returns the object with obj's key.
-func (c *cache) Get(obj interface{}) (item interface{}, exists bool, err error) {
+func (c *cache) Get(obj any) (item any, exists bool, err error) {
 	key, err := c.keyOf(obj)
 	if err != nil {
 		return nil, false, err
@@ -288,15 +288,15 @@ func (c *cache) Get(obj interface{}) (item interface{}, exists bool, err error) 
 }
 
 // GetByKey returns the object stored under key.
-func (c *cache) GetByKey(key string) (item interface{}, exists bool, err error) {
+func (c *cache) GetByKey(key string) (item any, exists bool, err error) {
 	item, exists = c.storage.Get(key)
 	return item, exists, nil
 }
 
 // Replace replaces the content with list and records resourceVersion. A
 // key, transformer or index function error leaves the store unchanged.
-func (c *cache) Replace(list []interface{}, resourceVersion string) error {
-	items := make(map[string]interface{}, len(list))
+func (c *cache) Replace(list []any, resourceVersion string) error {
+	items := make(map[string]any, len(list))
 	for _, obj := range list {
 		key, obj, err := c.prepare(obj)
 		if err != nil {

@@ -39,7 +39,7 @@ func (s *storeIndex) empty() bool { return len(s.indexers) == 0 }
 // plan computes, for every index, the values of key's old and new object.
 // A nil object has no values. It fails only if an index function fails on
 // newObj; the result is valid until the next call.
-func (s *storeIndex) plan(key string, oldObj, newObj interface{}) ([]indexChange, error) {
+func (s *storeIndex) plan(key string, oldObj, newObj any) ([]indexChange, error) {
 	changes := s.scratch[:0]
 	for name, fn := range s.indexers {
 		c := indexChange{name: name}
@@ -110,7 +110,7 @@ func removeKey(idx index, value string, set sets.Set[string], key string) {
 
 // buildIndices computes the indices of items for the given index
 // functions. It does not touch s and needs no lock of its own.
-func buildIndices(items map[string]interface{}, indexers Indexers) (Indices, error) {
+func buildIndices(items map[string]any, indexers Indexers) (Indices, error) {
 	out := make(Indices, len(indexers))
 	for name, fn := range indexers {
 		idx := index{}

@@ -26,25 +26,25 @@ import (
 // methods here that return no error log a refused write.
 type ThreadSafeStore interface {
 	// Add stores obj under key.
-	Add(key string, obj interface{})
+	Add(key string, obj any)
 	// Update stores obj under key.
-	Update(key string, obj interface{})
+	Update(key string, obj any)
 	// Delete is DeleteWithObject(key, nil): it does not move the resource
 	// version, so prefer DeleteWithObject.
 	Delete(key string)
 	// DeleteWithObject removes key and records obj's resource version.
-	DeleteWithObject(key string, obj interface{})
+	DeleteWithObject(key string, obj any)
 	// Get returns the object stored under key.
-	Get(key string) (item interface{}, exists bool)
+	Get(key string) (item any, exists bool)
 	// List returns every object, in no particular order.
-	List() []interface{}
+	List() []any
 	// ListKeys returns every key, in no particular order.
 	ListKeys() []string
 	// Replace replaces the content with items, rebuilds the indices and
 	// records the resource version. The store takes ownership of items.
-	Replace(map[string]interface{}, string)
+	Replace(map[string]any, string)
 	// Index returns the objects that share an indexed value with obj.
-	Index(indexName string, obj interface{}) ([]interface{}, error)
+	Index(indexName string, obj any) ([]any, error)
 	// IndexKeys returns, sorted, the keys whose values in the named index
 	// include indexedValue.
 	IndexKeys(indexName, indexedValue string) ([]string, error)
@@ -57,7 +57,7 @@ type ThreadSafeStore interface {
 	ListIndexFuncValues(name string) []string
 	// ByIndex returns the objects whose values in the named index include
 	// indexedValue.
-	ByIndex(indexName, indexedValue string) ([]interface{}, error)
+	ByIndex(indexName, indexedValue string) ([]any, error)
 	// GetIndexers returns the index functions; do not modify the map.
 	GetIndexers() Indexers
 
@@ -95,7 +95,7 @@ func newThreadSafeMap(indexers Indexers, indices Indices, opts ...ThreadSafeStor
 		indices = Indices{}
 	}
 	m := &threadSafeMap{
-		items:    map[string]interface{}{},
+		items:    map[string]any{},
 		index:    storeIndex{indexers: own, indices: indices},
 		rvMetric: informermetrics.Noop{},
 	}
@@ -110,7 +110,7 @@ func newThreadSafeMap(indexers Indexers, indices Indices, opts ...ThreadSafeStor
 type threadSafeMap struct {
 	mu sync.RWMutex // guards every field below
 	// items maps a key to its object.
-	items map[string]interface{}
+	items map[string]any
 	// index holds the indices of items.
 	index storeIndex
 	// rv is the latest resource version seen.
@@ -126,12 +126,12 @@ type threadSafeMap struct {
 var _ ThreadSafeStoreWithTransaction = &threadSafeMap{}
 
 // Add stores obj under key; a refused write is logged.
-func (m *threadSafeMap) Add(key string, obj interface{}) {
+func (m *threadSafeMap) Add(key string, obj any) {
 	m.Update(key, obj)
 }
 
 // Update stores obj under key; a refused write is logged.
-func (m *threadSafeMap) Update(key string, obj interface{}) {
+func (m *threadSafeMap) Update(key string, obj any) {
 	if err := m.put(key, obj); err != nil {
 		klog.Background().Error(err, "Store refused a write", "key", key)
 	}
@@ -139,14 +139,14 @@ func (m *threadSafeMap) Update(key string, obj interface{}) {
 
 // put stores obj under key and records its resource version, or leaves
 // the store unchanged and returns the error of an index function.
-func (m *threadSafeMap) put(key string, obj interface{}) error {
+func (m *threadSafeMap) put(key string, obj any) error {
 	_, _, err := m.upsert(key, obj)
 	return err
 }
 
 // upsert is put that also returns the object key held before, under the
 // same lock.
-func (m *threadSafeMap) upsert(key string, obj interface{}) (old interface{}, existed bool, err error) {
+func (m *threadSafeMap) upsert(key string, obj any) (old any, existed bool, err error) {
 	rv, hasRV := resourceVersionOf(obj)
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -162,13 +162,13 @@ func (m *threadSafeMap) upsert(key string, obj interface{}) (old interface{}, ex
 
 // putLocked stores obj under key, or returns the error of an index
 // function.
-func (m *threadSafeMap) putLocked(key string, obj interface{}) error {
+func (m *threadSafeMap) putLocked(key string, obj any) error {
 	return m.replaceLocked(key, m.items[key], obj)
 }
 
 // replaceLocked stores obj under key in place of old, the object stored
 // there (nil for none), or returns the error of an index function.
-func (m *threadSafeMap) replaceLocked(key string, old, obj interface{}) error {
+func (m *threadSafeMap) replaceLocked(key string, old, obj any) error {
 	if m.index.empty() {
 		m.items[key] = obj
 		return nil
@@ -189,7 +189,7 @@ func (m *threadSafeMap) Delete(key string) {
 
 // DeleteWithObject removes key, and records obj's resource version when
 // obj is not nil.
-func (m *threadSafeMap) DeleteWithObject(key string, obj interface{}) {
+func (m *threadSafeMap) DeleteWithObject(key string, obj any) {
 	var rv string
 	var hasRV bool
 	if obj != nil {
@@ -266,7 +266,7 @@ func (m *threadSafeMap) transaction(txns []ThreadSafeStoreTransaction) []error {
 }
 
 // Get returns the object stored under key.
-func (m *threadSafeMap) Get(key string) (item interface{}, exists bool) {
+func (m *threadSafeMap) Get(key string) (item any, exists bool) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	item, exists = m.items[key]
@@ -274,10 +274,10 @@ func (m *threadSafeMap) Get(key string) (item interface{}, exists bool) {
 }
 
 // List returns every object.
-func (m *threadSafeMap) List() []interface{} {
+func (m *threadSafeMap) List() []any {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	out := make([]interface{}, 0, len(m.items))
+	out := make([]any, 0, len(m.items))
 	for _, item := range m.items {
 		out = append(out, item)
 	}
@@ -296,7 +296,7 @@ func (m *threadSafeMap) ListKeys() []string {
 }
 
 // Replace replaces the content; a refused replace is logged.
-func (m *threadSafeMap) Replace(items map[string]interface{}, resourceVersion string) {
+func (m *threadSafeMap) Replace(items map[string]any, resourceVersion string) {
 	if err := m.replace(items, resourceVersion); err != nil {
 		klog.Background().Error(err, "Store refused a replace", "resourceVersion", resourceVersion)
 	}
@@ -306,9 +306,9 @@ func (m *threadSafeMap) Replace(items map[string]interface{}, resourceVersion st
 // or leaves the store unchanged when an index function fails. The indices
 // are built before the write lock is taken, so readers are not blocked
 // while a large list is indexed.
-func (m *threadSafeMap) replace(items map[string]interface{}, resourceVersion string) error {
+func (m *threadSafeMap) replace(items map[string]any, resourceVersion string) error {
 	if items == nil {
-		items = map[string]interface{}{}
+		items = map[string]any{}
 	}
 	for {
 		m.mu.RLock()
@@ -336,7 +336,7 @@ func (m *threadSafeMap) replace(items map[string]interface{}, resourceVersion st
 
 // Index returns the objects that share an indexed value with obj. The
 // index function runs without the store's lock.
-func (m *threadSafeMap) Index(indexName string, obj interface{}) ([]interface{}, error) {
+func (m *threadSafeMap) Index(indexName string, obj any) ([]any, error) {
 	m.mu.RLock()
 	fn := m.index.indexers[indexName]
 	m.mu.RUnlock()
@@ -351,7 +351,7 @@ func (m *threadSafeMap) Index(indexName string, obj interface{}) ([]interface{},
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	keys := m.index.keysFor(indexName, values)
-	out := make([]interface{}, 0, keys.Len())
+	out := make([]any, 0, keys.Len())
 	for key := range keys {
 		out = append(out, m.items[key])
 	}
@@ -370,14 +370,14 @@ func (m *threadSafeMap) IndexKeys(indexName, indexedValue string) ([]string, err
 }
 
 // ByIndex returns the objects with indexedValue in the named index.
-func (m *threadSafeMap) ByIndex(indexName, indexedValue string) ([]interface{}, error) {
+func (m *threadSafeMap) ByIndex(indexName, indexedValue string) ([]any, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	keys, err := m.index.keysByValue(indexName, indexedValue)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]interface{}, 0, keys.Len())
+	out := make([]any, 0, keys.Len())
 	for key := range keys {
 		out = append(out, m.items[key])
 	}
@@ -460,7 +460,7 @@ func (m *threadSafeMap) setRVLocked(rv string) {
 
 // resourceVersionOf returns obj's resource version; ok is false when obj
 // has no metadata.
-func resourceVersionOf(obj interface{}) (rv string, ok bool) {
+func resourceVersionOf(obj any) (rv string, ok bool) {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return "", false

@@ -13,7 +13,7 @@ import (
 // object stored before under its key, and the index function's error if
 // the write was refused.
 type batchResult struct {
-	old     interface{}
+	old     any
 	existed bool
 	err     error
 }

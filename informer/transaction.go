@@ -14,7 +14,7 @@ const (
 
 // Transaction is one write of a batch: an object and what to do with it.
 type Transaction struct {
-	Object interface{}
+	Object any
 	Type   TransactionType
 }
 

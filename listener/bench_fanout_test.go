@@ -40,8 +40,6 @@ func BenchmarkProcessorFanOut(b *testing.B) {
 	for _, handlers := range []int{1, 10, 100} {
 		for _, v := range engines {
 			b.Run(fmt.Sprintf("handlers=%d/%s", handlers, v.name), func(b *testing.B) {
-				ownQueueForTests = v.ownQueue
-				defer func() { ownQueueForTests = false }()
 				p := NewProcessor(ProcessorOptions{})
 				up := newUpstream("inf")
 				hs := make([]*paddedCounter, handlers)

@@ -80,8 +80,6 @@ func BenchmarkDistributeMetrics(b *testing.B) {
 			{"counting", &countingProvider{}, 0},
 		} {
 			b.Run(v.name+"/"+c.name, func(b *testing.B) {
-				ownQueueForTests = v.ownQueue
-				defer func() { ownQueueForTests = false }()
 				p := NewProcessor(ProcessorOptions{})
 				up := newUpstream("inf")
 				h := &countHandler{want: int64(b.N), done: make(chan struct{})}

@@ -83,7 +83,10 @@ func (c *classic) stop() {}
 // unblock does nothing: add never waits for room.
 func (c *classic) unblock() {}
 
-func (c *classic) canBlock() bool { return false }
+func (c *classic) kind() Engine   { return EngineClassic }
+func (c *classic) readsLog() bool { return false }
+func (c *classic) join()          {}
+func (c *classic) leave()         {}
 
 func (c *classic) pop() {
 	defer utilruntime.HandleCrashWithLogger(c.l.logger)

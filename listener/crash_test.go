@@ -62,7 +62,6 @@ func TestPanicCrashesByDefault(t *testing.T) {
 	if e := os.Getenv("LISTENER_CRASH_CHILD"); e != "" {
 		v := variantNamed(t, e)
 		eng := v.eng
-		ownQueueForTests = v.ownQueue
 		p := NewProcessor(ProcessorOptions{})
 		mustListener(t, p, &panicky{}, newUpstream("inf"), Options{Engine: eng})
 		go p.Run(t.Context())

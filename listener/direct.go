@@ -60,7 +60,7 @@ func (d *direct) add(n Notification, at int64) {
 		d.l.syncTracker.Start()
 	}
 	d.mu.Lock()
-	if d.l.stopped() || (d.policy == OverflowBlock && !d.waitForRoom()) {
+	if d.l.stopped() || (d.policy == OverflowBlock && !d.waitForRoomLocked()) {
 		d.mu.Unlock()
 		return
 	}
@@ -100,10 +100,10 @@ func (d *direct) add(n Notification, at int64) {
 	}
 }
 
-// waitForRoom waits, with d.mu held (released while waiting), until fewer
-// than maxPending notifications are pending. It reports false if the
+// waitForRoomLocked waits, with d.mu held (released while waiting), until
+// fewer than maxPending notifications are pending. It reports false if the
 // listener was stopped or unblocked meanwhile: the notification is dropped.
-func (d *direct) waitForRoom() bool {
+func (d *direct) waitForRoomLocked() bool {
 	var timer interface {
 		C() <-chan time.Time
 		Stop() bool
@@ -212,7 +212,10 @@ func (d *direct) unblock() {
 	d.unblockMu.Do(func() { close(d.unblockCh) })
 }
 
-func (d *direct) canBlock() bool { return d.policy == OverflowBlock }
+func (d *direct) kind() Engine   { return EngineDirect }
+func (d *direct) readsLog() bool { return false }
+func (d *direct) join()          {}
+func (d *direct) leave()         {}
 
 func (d *direct) stats() Stats {
 	d.mu.Lock()

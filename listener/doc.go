@@ -83,8 +83,22 @@
 // added before start lowers the informer's check period, call
 // p.ResyncCheckPeriodChanged(logger, newPeriod).
 //
-// RemoveEventHandler, under the delta lock: p.RemoveListener(handle).
+// RemoveEventHandler: p.UnblockListener(handle), so that a Distribute
+// waiting for room in that listener (OverflowBlock) lets go of the delta
+// lock, then, under the delta lock, p.RemoveListener(handle).
 //
 // Running: go p.Run(ctx) on a context that ends after the controller has
-// stopped; Run returns when every listener's goroutines have.
+// stopped; Run returns when every listener's goroutines have. When the
+// informer's own context is done, p.Unblock lets a Distribute waiting for
+// room return, so that the controller can stop first.
+//
+// # Locking
+//
+// Distribute takes no lock of the processor's: it reads an immutable
+// snapshot of the listener set, which AddListener, RemoveListener,
+// ShouldResync and Run replace under the processor's mutex. A handoff that
+// waits (the classic engine's channel send, OverflowBlock) therefore holds
+// up none of them; removing or stopping a listener frees a Distribute
+// waiting on it. docs/architecture.md at the repository root gives the lock
+// order from the informer down.
 package listener

@@ -138,19 +138,18 @@ func isClosed(ch <-chan struct{}) bool {
 
 // engineVariant is an engine as the listener tests run it: the direct
 // engine runs both on the processor's shared log (its normal form for
-// OverflowGrow and one goroutine) and on a queue of its own (its form for
-// the other overload options).
+// OverflowGrow and one goroutine) and, as engineDirectQueue, on a queue of
+// its own (its form for the other overload options).
 type engineVariant struct {
-	name     string
-	eng      Engine
-	ownQueue bool
+	name string
+	eng  Engine
 }
 
 // engines are the engines every listener behaviour test runs against.
 var engines = []engineVariant{
-	{"classic", EngineClassic, false},
-	{"direct", EngineDirect, false},
-	{"direct-queue", EngineDirect, true},
+	{"classic", EngineClassic},
+	{"direct", EngineDirect},
+	{"direct-queue", engineDirectQueue},
 }
 
 // eachEngine runs f in a synctest bubble once per engine variant, as
@@ -159,8 +158,6 @@ func eachEngine(t *testing.T, f func(t *testing.T, eng Engine)) {
 	t.Helper()
 	for _, v := range engines {
 		t.Run(v.name, func(t *testing.T) {
-			ownQueueForTests = v.ownQueue
-			defer func() { ownQueueForTests = false }()
 			synctest.Test(t, func(t *testing.T) { f(t, v.eng) })
 		})
 	}
@@ -168,10 +165,10 @@ func eachEngine(t *testing.T, f func(t *testing.T, eng Engine)) {
 
 // byEngine picks the expectation for eng.
 func byEngine[T any](eng Engine, classic, direct T) T {
-	if eng == EngineDirect {
-		return direct
+	if eng == EngineClassic {
+		return classic
 	}
-	return classic
+	return direct
 }
 
 // variantNamed returns the engine variant called name.

@@ -24,7 +24,11 @@ const initialBufferSize = 1024
 // utilruntime.ReallyCrash false) before it delivers the next notification.
 const crashWait = time.Second
 
-// Options configures a Listener; see Processor.NewListener.
+// Options configures a Listener; see [Processor.NewListener]. Its fields
+// come in two groups: what the handler's owner chooses (for the informer:
+// HandlerOptions and SharedIndexInformerOptions.ListenerEngine), which
+// [Options.Validate] checks, and what the informer computes for the
+// registration.
 type Options struct {
 	// Name names the handler in logs and in the sync tracker's name.
 	// Empty means NameForHandler(handler).
@@ -32,20 +36,6 @@ type Options struct {
 	// Logger receives the listener's log messages and panic reports. The
 	// zero value means klog.Background().
 	Logger klog.Logger
-	// RequestedResyncPeriod is the resync period the handler asked for,
-	// after the informer's minimum was applied. It is kept so that
-	// Processor.ResyncCheckPeriodChanged can recompute ResyncPeriod.
-	RequestedResyncPeriod time.Duration
-	// ResyncPeriod is the period actually used, normally
-	// DetermineResyncPeriod(RequestedResyncPeriod, the informer's check
-	// period). Zero means never resync.
-	ResyncPeriod time.Duration
-	// UpstreamHasSynced is the informer's sync checker. Required.
-	UpstreamHasSynced synctrack.DoneChecker
-	// BufferSize is the initial capacity of the pending buffer; 0 means
-	// client-go's 1024.
-	BufferSize int
-
 	// Engine selects the delivery engine; the zero value is EngineDirect.
 	// Any non-default overload option below (Overflow other than
 	// OverflowGrow, Workers > 1, RecoverPanics) selects EngineDirect
@@ -67,17 +57,6 @@ type Options struct {
 	// name and object key and counted, an initial-list add still counts as
 	// finished for HasSynced, and the next notification follows at once.
 	RecoverPanics bool
-	// KeyFunc returns an object's key. Required by OverflowCoalesce and by
-	// Workers > 1; used in panic logs when set. A notification whose key
-	// fails is never merged and goes to the first worker.
-	KeyFunc func(obj any) (string, error)
-
-	// Metrics receives the listener's per-handler metrics, labelled with
-	// MetricsInformer and the listener's name. Nil or the no-op provider
-	// means none, at no cost on the delivery path.
-	Metrics informermetrics.ListenerMetricsProvider
-	// MetricsInformer is the informer name in the metrics' ListenerID.
-	MetricsInformer string
 	// BacklogWarnThresholds are the pending counts at which the listener
 	// logs that its handler is falling behind (once per crossing, and once
 	// when the backlog drops below half the lowest again, which ends the
@@ -91,40 +70,60 @@ type Options struct {
 	// the default: timing every call costs two clock reads per delivery
 	// (free when Metrics is set, which times calls anyway).
 	SlowHandlerThreshold time.Duration
+	// BufferSize is the initial capacity of the pending buffer; 0 means
+	// client-go's 1024.
+	BufferSize int
+
+	// The fields below are what the informer computes for the
+	// registration.
+
+	// UpstreamHasSynced is the informer's sync checker. Required.
+	UpstreamHasSynced synctrack.DoneChecker
+	// RequestedResyncPeriod is the resync period the handler asked for,
+	// after the informer's minimum was applied. It is kept so that
+	// [Processor.ResyncCheckPeriodChanged] can recompute ResyncPeriod.
+	RequestedResyncPeriod time.Duration
+	// ResyncPeriod is the period actually used, normally
+	// DetermineResyncPeriod(RequestedResyncPeriod, the informer's check
+	// period). Zero means never resync.
+	ResyncPeriod time.Duration
+	// KeyFunc returns an object's key (the informer's is
+	// DeletionHandlingMetaNamespaceKeyFunc). Required by OverflowCoalesce
+	// and by Workers > 1; used in panic logs when set. A notification
+	// whose key fails is never merged and goes to the first worker.
+	KeyFunc func(obj any) (string, error)
+	// Metrics receives the listener's per-handler metrics, labelled with
+	// MetricsInformer and the listener's name. Nil or the no-op provider
+	// means none, at no cost on the delivery path.
+	Metrics informermetrics.ListenerMetricsProvider
+	// MetricsInformer is the informer name in the metrics' ListenerID.
+	MetricsInformer string
 }
 
-// ownQueueForTests makes every direct-engine listener created while it is
-// true keep a queue of its own instead of reading the processor's shared
-// log, so that tests run the direct engine both ways. Only tests set it,
-// never concurrently with creating listeners.
-var ownQueueForTests bool
-
-// validate checks the overload options.
-func (o *Options) validate() error {
+// Validate checks the options a handler's owner chooses: the engine, the
+// overload options (with KeyFunc where they need one) and the backlog
+// thresholds. [Processor.NewListener] calls it; the informer calls it
+// first, before it changes anything for the registration. Its errors name
+// the field, without a package prefix.
+func (o *Options) Validate() error {
 	switch {
 	case o.MaxPending < 0:
-		return fmt.Errorf("listener: MaxPending must not be negative, got %d", o.MaxPending)
+		return fmt.Errorf("MaxPending must not be negative, got %d", o.MaxPending)
 	case o.Workers < 0:
-		return fmt.Errorf("listener: Workers must not be negative, got %d", o.Workers)
+		return fmt.Errorf("Workers must not be negative, got %d", o.Workers)
 	case o.Overflow < OverflowGrow || o.Overflow > OverflowBlock:
-		return fmt.Errorf("listener: unknown overflow policy %v", o.Overflow)
-	case o.Engine != EngineDirect && o.Engine != EngineClassic:
-		return fmt.Errorf("listener: unknown engine %v", o.Engine)
+		return fmt.Errorf("unknown overflow policy %v", o.Overflow)
+	case o.Engine != EngineDirect && o.Engine != EngineClassic && o.Engine != engineDirectQueue:
+		return fmt.Errorf("unknown engine %v", o.Engine)
 	case o.Overflow == OverflowBlock && o.MaxPending == 0:
-		return errors.New("listener: MaxPending must be > 0 with OverflowBlock")
+		return errors.New("MaxPending must be > 0 with OverflowBlock")
 	case o.Overflow == OverflowCoalesce && o.KeyFunc == nil:
-		return errors.New("listener: OverflowCoalesce needs a KeyFunc")
+		return errors.New("OverflowCoalesce needs a KeyFunc")
 	case o.Workers > 1 && o.KeyFunc == nil:
-		return errors.New("listener: Workers > 1 needs a KeyFunc")
+		return errors.New("Workers > 1 needs a KeyFunc")
 	}
-	return nil
-}
-
-// readsLog reports whether a direct-engine listener reads the processor's
-// shared log (it buffers without bound and calls its handler from one
-// goroutine) rather than keeping a queue of its own.
-func (o *Options) readsLog() bool {
-	return o.Overflow == OverflowGrow && o.Workers <= 1 && !ownQueueForTests
+	_, err := backlogThresholds(o.BacklogWarnThresholds)
+	return err
 }
 
 // needsDirect reports whether an overload option requires EngineDirect.
@@ -182,13 +181,10 @@ func newListener(p *Processor, handler Handler, opts Options) (*Listener, error)
 	if opts.RequestedResyncPeriod < 0 || opts.ResyncPeriod < 0 {
 		return nil, fmt.Errorf("listener: negative resync period (requested %v, effective %v)", opts.RequestedResyncPeriod, opts.ResyncPeriod)
 	}
-	if err := opts.validate(); err != nil {
-		return nil, err
+	if err := opts.Validate(); err != nil {
+		return nil, fmt.Errorf("listener: %w", err)
 	}
-	th, err := backlogThresholds(opts.BacklogWarnThresholds)
-	if err != nil {
-		return nil, err
-	}
+	th, _ := backlogThresholds(opts.BacklogWarnThresholds) // checked by Validate
 	name := opts.Name
 	if name == "" {
 		name = NameForHandler(handler)
@@ -219,14 +215,7 @@ func newListener(p *Processor, handler Handler, opts Options) (*Listener, error)
 		slowThreshold:         max(opts.SlowHandlerThreshold, 0),
 	}
 	l.metrics = newMetrics(opts.Metrics, informermetrics.ListenerID{Informer: opts.MetricsInformer, Handler: name})
-	switch {
-	case (opts.Engine == EngineDirect || opts.needsDirect()) && opts.readsLog():
-		l.engine = newLogReader(l, &p.log)
-	case opts.Engine == EngineDirect || opts.needsDirect():
-		l.engine = newDirect(l, size, opts)
-	default:
-		l.engine = newClassic(l, size)
-	}
+	l.engine = newEngine(l, p, size, opts)
 	l.determineNextResync(p.clock.Now())
 	return l, nil
 }
@@ -267,13 +256,7 @@ func (l *Listener) Stats() Stats {
 }
 
 // Engine returns the engine the listener runs on.
-func (l *Listener) Engine() Engine {
-	switch l.engine.(type) {
-	case *direct, *logReader:
-		return EngineDirect
-	}
-	return EngineClassic
-}
+func (l *Listener) Engine() Engine { return l.engine.kind() }
 
 // stop makes the listener take no more notifications and drop what is
 // pending. The processor calls it once, under its lock.
@@ -415,9 +398,6 @@ func (l *Listener) call(n Notification, pending int64) {
 		l.handler.OnUpdate(n.OldObj, n.Obj)
 	case Delete:
 		l.handler.OnDelete(n.Obj)
-	default:
-		utilruntime.HandleErrorWithLogger(l.logger, nil, "unrecognized notification", "kind", n.Kind)
-		return
 	}
 	if timed {
 		l.observeCall(n, l.clock.Since(start))

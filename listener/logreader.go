@@ -75,19 +75,19 @@ type logReader struct {
 	privTotal uint64 // items ever put in priv; guarded by privMu
 }
 
-// newLogReader returns l's engine reading log; Processor.AddListener
+// newLogReader returns l's engine reading log; [Processor.AddListener]
 // attaches it.
 func newLogReader(l *Listener, log *sharedLog) *logReader {
 	r := &logReader{l: l, log: log, wake: make(chan struct{}, 1), priv: ringbuffer.New[privateItem](0)}
 	r.sleeping.Store(true)
-	r.setChecks()
+	r.setChecksLocked()
 	return r
 }
 
-// setChecks recomputes upCheck and downCheck from the backlog thresholds;
+// setChecksLocked recomputes upCheck and downCheck from the backlog thresholds;
 // backlogMu held (or the reader not yet shared). With metrics every change
 // of the pending count is refreshed.
-func (r *logReader) setChecks() {
+func (r *logReader) setChecksLocked() {
 	if r.l.metrics != nil {
 		r.upCheck.Store(math.MinInt64)
 		r.downCheck.Store(math.MaxInt64)
@@ -115,7 +115,7 @@ func (r *logReader) refresh(taken bool) {
 		r.highWater = p
 	}
 	ev := r.l.notePending(p)
-	r.setChecks()
+	r.setChecksLocked()
 	r.backlogMu.Unlock()
 	r.l.pendingChanged(p, ev)
 	if taken && r.l.metrics != nil {
@@ -136,12 +136,12 @@ func (r *logReader) wakeIfSleeping() {
 	}
 }
 
-// written is called by the log's writer, under its lock, once entry pub-1
+// writtenLocked is called by the log's writer, under its lock, once entry pub-1
 // is published. It wakes the run goroutine if it sleeps and reports whether
 // the pending count must be refreshed. It reads the run goroutine's cursor
 // only when the count could have reached upCheck, so that a handler that
 // keeps up costs its writer no cache miss on most notifications.
-func (r *logReader) written(pub uint64) bool {
+func (r *logReader) writtenLocked(pub uint64) bool {
 	r.wakeIfSleeping()
 	up := r.upCheck.Load()
 	if int64(pub-r.lastConsumed) < up {
@@ -153,7 +153,7 @@ func (r *logReader) written(pub uint64) bool {
 
 // add queues n for this listener alone, before the next log entry. The
 // processor uses it for a sync notification that not every reader takes,
-// and Listener.Add for a late handler's replay.
+// and [Listener.Add] for a late handler's replay.
 func (r *logReader) add(n Notification, at int64) {
 	if n.initialListAdd() {
 		r.l.syncTracker.Start()
@@ -272,8 +272,6 @@ func (r *logReader) stop() {
 }
 
 func (r *logReader) unblock() {}
-
-func (r *logReader) canBlock() bool { return false }
 
 func (r *logReader) stats() Stats {
 	r.privMu.Lock()

@@ -31,7 +31,7 @@ func backlogThresholds(opt []int) ([]int64, error) {
 		case v < 0:
 			return nil, nil
 		case v == 0:
-			return nil, errors.New("listener: BacklogWarnThresholds must not contain 0")
+			return nil, errors.New("BacklogWarnThresholds must not contain 0")
 		}
 		th = append(th, int64(v))
 	}

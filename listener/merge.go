@@ -13,7 +13,8 @@ const (
 )
 
 // merge combines earlier, a pending notification, with later, a new one for
-// the same object key, under OverflowCoalesce (DESIGN.md section 4):
+// the same object key, under OverflowCoalesce (see docs/architecture.md
+// for where coalescing sits on the delivery path):
 //
 //	Add + Update            -> Add(new state), still initial-list if it was
 //	Add + Add               -> Add(new state), initial-list if either was

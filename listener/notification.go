@@ -6,7 +6,9 @@ import "fmt"
 type Kind uint8
 
 // The kinds of notification. The zero Kind is invalid, so a zero
-// Notification is never mistaken for a real one.
+// Notification is never mistaken for a real one: a listener handed a
+// Notification of another Kind (only one built by hand can have one) calls
+// no handler method for it.
 const (
 	// Add is delivered with Handler.OnAdd(Obj, IsInInitialList).
 	Add Kind = iota + 1
@@ -74,9 +76,9 @@ func (n Notification) initialListAdd() bool {
 // at a time, in the order the notifications were distributed.
 type Handler interface {
 	// OnAdd is called for a new object.
-	OnAdd(obj interface{}, isInInitialList bool)
+	OnAdd(obj any, isInInitialList bool)
 	// OnUpdate is called for a changed (or resynced) object.
-	OnUpdate(oldObj, newObj interface{})
+	OnUpdate(oldObj, newObj any)
 	// OnDelete is called for a deleted object.
-	OnDelete(obj interface{})
+	OnDelete(obj any)
 }

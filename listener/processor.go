@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/klog/v2"
@@ -24,34 +25,69 @@ type ProcessorOptions struct {
 
 // Processor distributes notifications to its listeners, one per handler
 // (client-go's sharedProcessor). All methods are safe for concurrent use.
+//
+// Distribute takes no lock of the processor's: it reads an immutable
+// listenerSet that AddListener, RemoveListener, ShouldResync and Run
+// replace under mu, so that a handoff that waits (the classic engine's
+// channel send, OverflowBlock) never holds up those calls.
 type Processor struct {
 	clock  clock.Clock
 	base   time.Time // when the processor was created; see now
 	logger klog.Logger
 
-	mu sync.RWMutex
-	// startedCond is signalled when started changes or the listeners are
-	// cleared; its Locker is mu.RLocker(), so Distribute waits holding a
-	// read lock.
-	startedCond *sync.Cond
-	started     bool               // Run has started the listeners and not yet stopped them
-	listeners   map[*Listener]bool // value: is the listener taking sync notifications
-	ordered     []*Listener        // the listeners in the order they were added
-	queued      []*Listener        // the listeners in ordered that do not read log
-	// log is the fan-out of the listeners whose engine is a logReader.
-	// Its readers change only under mu's write lock.
+	set       atomic.Pointer[listenerSet] // the listeners Distribute hands to; replaced under mu
+	unblocked atomic.Bool                 // Unblock was called: listeners added later start unblocked
+
+	// mu serialises the changes of set, started and the readers of log.
+	// Nothing that waits is done under it.
+	mu      sync.Mutex
+	started bool // Run has started the listeners and not yet stopped them
+	// log is the fan-out of the listeners whose engine reads it. Its
+	// readers join and leave only under mu.
 	log sharedLog
-	// logAllSync is true when every reader of log takes sync notifications,
-	// so that a sync notification can go through log.
-	logAllSync bool
 
 	wg sync.WaitGroup // the listeners' goroutines
+}
 
-	// blockMu guards the listeners that can block Distribute
-	// (OverflowBlock); it is never held while waiting for mu.
-	blockMu   sync.Mutex
-	blockers  map[*Listener]struct{}
-	unblocked bool // Unblock was called: new blockers start unblocked
+// member is one listener in a listenerSet.
+type member struct {
+	l    *Listener
+	sync bool // taking sync notifications, as the last ShouldResync decided
+}
+
+// listenerSet is a snapshot of the processor's listeners. It is never
+// changed once published: the processor publishes a new one instead.
+type listenerSet struct {
+	started bool
+	// changed is closed when a later set has a different started, or the
+	// listeners were cleared by Run; Distribute waits on it for Run.
+	changed chan struct{}
+	all     []member // in the order they were added
+	logged  []member // the members of all that read log
+	queued  []member // the members of all that do not
+	// logAllSync is true when every member of logged takes sync
+	// notifications, so that a sync notification can go through log.
+	logAllSync bool
+}
+
+// newListenerSet returns the set of all, started or not, whose changed is
+// changed.
+func newListenerSet(started bool, changed chan struct{}, all []member) *listenerSet {
+	s := &listenerSet{started: started, changed: changed, all: all, logAllSync: true}
+	for _, m := range all {
+		if m.l.engine.readsLog() {
+			s.logged = append(s.logged, m)
+			s.logAllSync = s.logAllSync && m.sync
+		} else {
+			s.queued = append(s.queued, m)
+		}
+	}
+	return s
+}
+
+// index returns l's position in s.all, or -1.
+func (s *listenerSet) index(l *Listener) int {
+	return slices.IndexFunc(s.all, func(m member) bool { return m.l == l })
 }
 
 // NewProcessor returns a processor with no listeners.
@@ -64,7 +100,7 @@ func NewProcessor(opts ProcessorOptions) *Processor {
 	if p.logger.GetSink() == nil {
 		p.logger = klog.Background()
 	}
-	p.startedCond = sync.NewCond(p.mu.RLocker())
+	p.set.Store(newListenerSet(false, make(chan struct{}), nil))
 	return p
 }
 
@@ -73,8 +109,8 @@ func NewProcessor(opts ProcessorOptions) *Processor {
 func (p *Processor) now() int64 { return int64(p.clock.Since(p.base)) }
 
 // NewListener returns a listener for handler, using the processor's clock.
-// It is not yet added: pass it to AddListener. It fails if handler or
-// opts.UpstreamHasSynced is nil or a period is negative.
+// It is not yet added: pass it to [Processor.AddListener]. It fails if
+// handler or opts.UpstreamHasSynced is nil or a period is negative.
 func (p *Processor) NewListener(handler Handler, opts Options) (*Listener, error) {
 	return newListener(p, handler, opts)
 }
@@ -82,8 +118,10 @@ func (p *Processor) NewListener(handler Handler, opts Options) (*Listener, error
 // AddListener adds l, marked as taking sync notifications, and reports
 // whether the processor is running. If it is, l's delivery goroutines start
 // at once but its sync watch does not: the caller first replays the initial
-// list with l.Add, then calls StartWatchSynced. l must come from this
-// processor's NewListener and not have been added before.
+// list with [Listener.Add], then calls [Processor.StartWatchSynced]. l must
+// come from this processor's NewListener and not have been added before.
+// A Distribute already under way may or may not hand its notification to l;
+// every later one does.
 func (p *Processor) AddListener(l *Listener) (started bool, err error) {
 	if l == nil {
 		return false, errors.New("listener: AddListener of a nil listener")
@@ -94,22 +132,19 @@ func (p *Processor) AddListener(l *Listener) (started bool, err error) {
 	if !l.added.CompareAndSwap(false, true) {
 		return false, fmt.Errorf("listener: %s was already added", l.name)
 	}
-	p.trackBlocker(l)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.listeners == nil {
-		p.listeners = make(map[*Listener]bool)
-	}
-	p.listeners[l] = true
-	p.ordered = append(p.ordered, l)
-	if r, ok := l.engine.(*logReader); ok {
-		p.log.attach(r)
-	} else {
-		p.queued = append(p.queued, l)
-	}
-	p.updateLogAllSync()
+	l.engine.join()
 	if p.started {
+		// Before l is published, so that no Distribute finds it idle.
 		l.engine.start(&p.wg)
+	}
+	old := p.set.Load()
+	p.set.Store(newListenerSet(old.started, old.changed, append(slices.Clone(old.all), member{l: l, sync: true})))
+	// Unblock stores unblocked before it loads set; this loads unblocked
+	// after storing set: one of the two sees the other.
+	if p.unblocked.Load() {
+		l.engine.unblock()
 	}
 	return p.started, nil
 }
@@ -119,9 +154,9 @@ func (p *Processor) AddListener(l *Listener) (started bool, err error) {
 // nothing if the processor is not running or l is no longer in it (Run starts
 // the watch itself, and a stopped listener cannot sync).
 func (p *Processor) StartWatchSynced(l *Listener) {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	if _, ok := p.listeners[l]; ok && p.started {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.started && p.set.Load().index(l) >= 0 {
 		p.wg.Go(l.watchSynced)
 	}
 }
@@ -130,53 +165,28 @@ func (p *Processor) StartWatchSynced(l *Listener) {
 // under OverflowBlock: an Add waiting for room, and every later one, drops its
 // notification. A caller about to remove the listener while holding a lock
 // that Distribute also holds (the informer's delta lock) calls it first, so a
-// Distribute blocked on the listener can return. RemoveListener does it
-// itself. Handles that are not this processor's listeners are ignored.
+// Distribute blocked on the listener can return. Handles that are not this
+// processor's listeners are ignored.
 func (p *Processor) UnblockListener(handle any) {
 	if l, ok := handle.(*Listener); ok && l != nil && l.owner == p {
 		l.engine.unblock()
 	}
 }
 
-// Unblock is UnblockListener for every listener, including ones added
-// later: the informer calls it when it begins to stop, so that a Distribute
-// blocked by OverflowBlock cannot keep its controller from returning.
+// Unblock is [Processor.UnblockListener] for every listener, including ones
+// added later: the informer calls it when it begins to stop, so that a
+// Distribute blocked by OverflowBlock cannot keep its controller (which
+// holds the informer's delta lock) from returning.
 func (p *Processor) Unblock() {
-	p.blockMu.Lock()
-	defer p.blockMu.Unlock()
-	p.unblocked = true
-	for l := range p.blockers {
-		l.engine.unblock()
+	p.unblocked.Store(true)
+	for _, m := range p.set.Load().all {
+		m.l.engine.unblock()
 	}
-}
-
-// trackBlocker remembers l if its engine can block Distribute, so that
-// Unblock reaches it without the main lock (which a blocked Distribute
-// holds).
-func (p *Processor) trackBlocker(l *Listener) {
-	if !l.engine.canBlock() {
-		return
-	}
-	p.blockMu.Lock()
-	defer p.blockMu.Unlock()
-	if p.unblocked {
-		l.engine.unblock()
-	}
-	if p.blockers == nil {
-		p.blockers = make(map[*Listener]struct{})
-	}
-	p.blockers[l] = struct{}{}
-}
-
-// forgetBlocker undoes trackBlocker.
-func (p *Processor) forgetBlocker(l *Listener) {
-	p.blockMu.Lock()
-	defer p.blockMu.Unlock()
-	delete(p.blockers, l)
 }
 
 // RemoveListener removes the listener behind handle. Pending notifications
-// are dropped; the listener's ShutdownChan closes once its handler call in
+// are dropped, and so is a notification a Distribute under way is handing
+// to it; the listener's ShutdownChan closes once its handler call in
 // progress, if any, has returned (at once if the processor is not running).
 // It does not wait for that. A handle that is not a *Listener is an error; an
 // unknown or already removed listener is not.
@@ -185,23 +195,17 @@ func (p *Processor) RemoveListener(handle any) error {
 	if !ok {
 		return fmt.Errorf("invalid key type %T", handle)
 	}
-	if l != nil && l.owner == p {
-		// Free a Distribute blocked on l before waiting for the lock it holds.
-		l.engine.unblock()
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if _, ok := p.listeners[l]; !ok {
+	old := p.set.Load()
+	i := old.index(l)
+	if i < 0 {
 		return nil
 	}
-	delete(p.listeners, l)
-	p.ordered = slices.DeleteFunc(p.ordered, func(m *Listener) bool { return m == l })
-	p.queued = slices.DeleteFunc(p.queued, func(m *Listener) bool { return m == l })
-	if r, ok := l.engine.(*logReader); ok {
-		p.log.detach(r)
-	}
-	p.updateLogAllSync()
-	p.forgetBlocker(l)
+	p.set.Store(newListenerSet(old.started, old.changed, slices.Delete(slices.Clone(old.all), i, i+1)))
+	l.engine.leave()
+	// Closing stopCh also frees a Distribute waiting to hand l a
+	// notification.
 	l.stop()
 	if !p.started {
 		close(l.runFinished)
@@ -215,42 +219,32 @@ func (p *Processor) RemoveListener(handle any) error {
 // them; the others (overload options, classic engine) then take it one by
 // one, in the order they were added. While the processor has listeners but
 // is not running, Distribute waits for Run. It never waits for a handler,
-// only for each listener to take n (and, under OverflowBlock, for room).
+// only for each listener to take n (and, under OverflowBlock, for room),
+// and it holds no lock of the processor's while it waits.
 func (p *Processor) Distribute(n Notification, sync bool) {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	for !p.started && len(p.listeners) > 0 {
-		p.startedCond.Wait()
+	s := p.set.Load()
+	for !s.started && len(s.all) > 0 {
+		<-s.changed
+		s = p.set.Load()
 	}
-	var at int64
-	if len(p.ordered) > 0 {
-		at = p.now() // one clock read for every listener
+	if len(s.all) == 0 {
+		return
 	}
-	if len(p.log.readers) > 0 {
-		if !sync || p.logAllSync {
+	at := p.now() // one clock read for every listener
+	if len(s.logged) > 0 {
+		if !sync || s.logAllSync {
 			p.log.write(n, at)
 		} else {
-			for _, r := range p.log.readers {
-				if p.listeners[r.l] {
-					r.add(n, at)
+			for _, m := range s.logged {
+				if m.sync {
+					m.l.engine.add(n, at)
 				}
 			}
 		}
 	}
-	for _, l := range p.queued {
-		if !sync || p.listeners[l] {
-			l.engine.add(n, at)
-		}
-	}
-}
-
-// updateLogAllSync recomputes logAllSync; mu's write lock held.
-func (p *Processor) updateLogAllSync() {
-	p.logAllSync = true
-	for _, r := range p.log.readers {
-		if !p.listeners[r.l] {
-			p.logAllSync = false
-			return
+	for _, m := range s.queued {
+		if !sync || m.sync {
+			m.l.engine.add(n, at)
 		}
 	}
 }
@@ -260,31 +254,28 @@ func (p *Processor) updateLogAllSync() {
 // waits for their goroutines to return. A processor runs once.
 func (p *Processor) Run(ctx context.Context) {
 	p.mu.Lock()
-	for l := range p.listeners {
-		p.wg.Go(l.watchSynced)
-		l.engine.start(&p.wg)
+	old := p.set.Load()
+	for _, m := range old.all {
+		p.wg.Go(m.l.watchSynced)
+		m.l.engine.start(&p.wg)
 	}
 	p.started = true
-	p.startedCond.Broadcast()
+	p.set.Store(newListenerSet(true, make(chan struct{}), old.all))
+	close(old.changed)
 	p.mu.Unlock()
 
 	<-ctx.Done()
 
-	// A Distribute blocked by OverflowBlock holds a read lock: free it.
-	p.Unblock()
 	p.mu.Lock()
-	for l := range p.listeners {
-		p.forgetBlocker(l)
-		l.stop()
-		if r, ok := l.engine.(*logReader); ok {
-			p.log.detach(r)
-		}
+	old = p.set.Load()
+	for _, m := range old.all {
+		// Closing stopCh also frees a Distribute waiting on the listener.
+		m.l.stop()
+		m.l.engine.leave()
 	}
-	p.listeners = nil
-	p.ordered = nil
-	p.queued = nil
 	p.started = false
-	p.startedCond.Broadcast()
+	p.set.Store(newListenerSet(false, make(chan struct{}), nil))
+	close(old.changed)
 	p.mu.Unlock()
 
 	// Waiting outside the lock lets a handler that is finishing call back
@@ -300,15 +291,17 @@ func (p *Processor) ShouldResync() bool {
 	defer p.mu.Unlock()
 	now := p.clock.Now()
 	due := false
-	for l := range p.listeners {
-		should := l.shouldResync(now)
-		p.listeners[l] = should
+	old := p.set.Load()
+	all := make([]member, len(old.all))
+	for i, m := range old.all {
+		should := m.l.shouldResync(now)
+		all[i] = member{l: m.l, sync: should}
 		if should {
 			due = true
-			l.determineNextResync(now)
+			m.l.determineNextResync(now)
 		}
 	}
-	p.updateLogAllSync()
+	p.set.Store(newListenerSet(old.started, old.changed, all))
 	return due
 }
 
@@ -316,9 +309,7 @@ func (p *Processor) ShouldResync() bool {
 // its requested period and the informer's new check period, with
 // DetermineResyncPeriod.
 func (p *Processor) ResyncCheckPeriodChanged(logger klog.Logger, check time.Duration) {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	for l := range p.listeners {
-		l.setResyncPeriod(DetermineResyncPeriod(logger, l.RequestedResyncPeriod(), check))
+	for _, m := range p.set.Load().all {
+		m.l.setResyncPeriod(DetermineResyncPeriod(logger, m.l.RequestedResyncPeriod(), check))
 	}
 }

@@ -69,9 +69,12 @@ func (s *logSegment) at(i uint64) int64 {
 // pending notification is stored once for all the handlers that have not
 // yet taken it.
 //
-// Readers are attached and detached under the processor's write lock, so
-// never while a Distribute is writing; mu serialises writers (Distribute
-// may be called concurrently) and guards the readers' writer-side fields.
+// Readers are attached and detached under the processor's mu, and may be
+// while a Distribute is writing; mu here serialises writers (Distribute
+// may be called concurrently), attach and detach, and guards readers and
+// the readers' writer-side fields. An entry written after a reader was
+// attached is that reader's, even if the Distribute writing it began
+// before.
 type sharedLog struct {
 	mu        sync.Mutex
 	tail      *logSegment
@@ -84,7 +87,7 @@ type sharedLog struct {
 func (g *sharedLog) attach(r *logReader) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.ensureTail(msOf(r.l.owner.now()))
+	g.ensureTailLocked(msOf(r.l.owner.now()))
 	r.seg, r.idx = g.tail, g.tailN
 	r.seq = g.published.Load()
 	r.pub = r.seq
@@ -116,10 +119,15 @@ func (g *sharedLog) detach(r *logReader) {
 	}
 }
 
-// ensureTail makes sure the tail segment has room for one entry made at
+func (r *logReader) kind() Engine   { return EngineDirect }
+func (r *logReader) readsLog() bool { return true }
+func (r *logReader) join()          { r.log.attach(r) }
+func (r *logReader) leave()         { r.log.detach(r) }
+
+// ensureTailLocked makes sure the tail segment has room for one entry made at
 // millisecond ms, whose offset from the segment's baseMs fits 32 bits (a
 // segment part-filled for 49 days is closed early); g.mu held.
-func (g *sharedLog) ensureTail(ms int64) {
+func (g *sharedLog) ensureTailLocked(ms int64) {
 	if g.tail != nil && g.tailN < logSegmentSize && ms-g.tail.baseMs <= math.MaxUint32 {
 		return
 	}
@@ -150,7 +158,7 @@ func (g *sharedLog) write(n Notification, at int64) {
 		return
 	}
 	ms := msOf(at)
-	g.ensureTail(ms)
+	g.ensureTailLocked(ms)
 	// A concurrent Distribute may have read the clock a little earlier than
 	// the entry before: such an entry counts from the segment's start.
 	off := uint32(max(ms-g.tail.baseMs, 0))
@@ -163,7 +171,7 @@ func (g *sharedLog) write(n Notification, at int64) {
 	}
 	pub := g.published.Add(1)
 	for _, r := range g.readers {
-		if r.written(pub) {
+		if r.writtenLocked(pub) {
 			refresh = append(refresh, r)
 		}
 	}

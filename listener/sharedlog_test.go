@@ -18,8 +18,7 @@ import (
 // readsSharedLog reports whether l's engine is a reader of the processor's
 // shared log.
 func readsSharedLog(l *Listener) bool {
-	_, ok := l.engine.(*logReader)
-	return ok
+	return l.engine.readsLog()
 }
 
 // wantEngineForm fails unless l reads the shared log exactly when the
@@ -27,7 +26,7 @@ func readsSharedLog(l *Listener) bool {
 // meant for the log does run on it.
 func wantEngineForm(t *testing.T, eng Engine, ls ...*Listener) {
 	t.Helper()
-	want := eng == EngineDirect && !ownQueueForTests
+	want := eng == EngineDirect
 	for i, l := range ls {
 		if got := readsSharedLog(l); got != want {
 			t.Fatalf("listener %d reads the shared log = %v, want %v", i, got, want)
@@ -241,8 +240,6 @@ func TestSharedLogStatsMatchQueue(t *testing.T) {
 		v := variantNamed(t, name)
 		var snap statsSnapshot
 		t.Run(name, func(t *testing.T) {
-			ownQueueForTests = v.ownQueue
-			defer func() { ownQueueForTests = false }()
 			synctest.Test(t, func(t *testing.T) {
 				p := NewProcessor(ProcessorOptions{})
 				g := newGate("add 0 false")
@@ -801,8 +798,6 @@ func eachDirectForm(t *testing.T, f func(t *testing.T, eng Engine)) {
 	for _, name := range []string{"direct-queue", "direct"} {
 		v := variantNamed(t, name)
 		t.Run(name, func(t *testing.T) {
-			ownQueueForTests = v.ownQueue
-			defer func() { ownQueueForTests = false }()
 			synctest.Test(t, func(t *testing.T) { f(t, v.eng) })
 		})
 	}

@@ -72,8 +72,6 @@ func TestBacklogTraceLogsOnlySlowCalls(t *testing.T) {
 	for _, v := range engines {
 		eng := v.eng
 		t.Run(v.name, func(t *testing.T) {
-			ownQueueForTests = v.ownQueue
-			defer func() { ownQueueForTests = false }()
 			before := strings.Count(out.String(), "processorListener handler")
 			synctest.Test(t, func(t *testing.T) {
 				p := NewProcessor(ProcessorOptions{})

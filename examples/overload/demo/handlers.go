@@ -20,7 +20,7 @@ type fastHandler struct {
 
 func (h *fastHandler) funcs() informer.ResourceEventHandlerFuncs {
 	return informer.ResourceEventHandlerFuncs{
-		UpdateFunc: func(_, _ interface{}) { h.updates.Add(1) },
+		UpdateFunc: func(_, _ any) { h.updates.Add(1) },
 	}
 }
 
@@ -43,9 +43,9 @@ func (h *slowHandler) wait() {
 
 func (h *slowHandler) funcs() informer.ResourceEventHandlerFuncs {
 	return informer.ResourceEventHandlerFuncs{
-		AddFunc:    func(interface{}) { h.wait() },
-		UpdateFunc: func(_, _ interface{}) { h.wait() },
-		DeleteFunc: func(interface{}) { h.wait() },
+		AddFunc:    func(any) { h.wait() },
+		UpdateFunc: func(_, _ any) { h.wait() },
+		DeleteFunc: func(any) { h.wait() },
 	}
 }
 
@@ -63,7 +63,7 @@ func newStalledHandler() *stalledHandler {
 	return &stalledHandler{release: make(chan struct{}), latest: map[string]int{}}
 }
 
-func (h *stalledHandler) handle(obj interface{}) {
+func (h *stalledHandler) handle(obj any) {
 	<-h.release
 	cm, ok := obj.(*corev1.ConfigMap)
 	if !ok {
@@ -81,7 +81,7 @@ func (h *stalledHandler) handle(obj interface{}) {
 func (h *stalledHandler) funcs() informer.ResourceEventHandlerFuncs {
 	return informer.ResourceEventHandlerFuncs{
 		AddFunc:    h.handle,
-		UpdateFunc: func(_, obj interface{}) { h.handle(obj) },
+		UpdateFunc: func(_, obj any) { h.handle(obj) },
 	}
 }
 
