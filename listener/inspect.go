@@ -20,12 +20,15 @@ type Config struct {
 
 // Config returns the listener's delivery configuration. It takes no lock
 // and is safe for concurrent use.
-func (l *Listener) Config() Config {
-	c := Config{Engine: l.Engine(), Overflow: OverflowGrow, Workers: 1, RecoverPanics: l.recoverPanics}
-	if d, ok := l.engine.(*direct); ok {
-		c.Overflow = d.policy
-		c.MaxPending = d.maxPending
-		c.Workers = max(d.workers, 1)
+func (l *Listener) Config() Config { return l.config }
+
+// configOf is the configuration a listener on e runs with, given opts.
+func configOf(e engine, opts Options) Config {
+	c := Config{Engine: e.kind(), Overflow: OverflowGrow, Workers: 1, RecoverPanics: opts.RecoverPanics}
+	if e.kind() == EngineDirect && !e.readsLog() {
+		c.Overflow = opts.Overflow
+		c.MaxPending = opts.MaxPending
+		c.Workers = max(opts.Workers, 1)
 	}
 	return c
 }
@@ -33,7 +36,10 @@ func (l *Listener) Config() Config {
 // Listeners returns the processor's listeners in the order they were added.
 // The slice is a copy; it is safe for concurrent use.
 func (p *Processor) Listeners() []*Listener {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	return append([]*Listener(nil), p.ordered...)
+	all := p.set.Load().all
+	out := make([]*Listener, len(all))
+	for i, m := range all {
+		out[i] = m.l
+	}
+	return out
 }

@@ -145,6 +145,7 @@ type Listener struct {
 	owner   *Processor
 
 	engine engine
+	config Config // what Config reports; set once, at creation
 
 	syncTracker       *synctrack.SingleFileTracker
 	upstreamHasSynced synctrack.DoneChecker
@@ -216,6 +217,7 @@ func newListener(p *Processor, handler Handler, opts Options) (*Listener, error)
 	}
 	l.metrics = newMetrics(opts.Metrics, informermetrics.ListenerID{Informer: opts.MetricsInformer, Handler: name})
 	l.engine = newEngine(l, p, size, opts)
+	l.config = configOf(l.engine, opts)
 	l.determineNextResync(p.clock.Now())
 	return l, nil
 }

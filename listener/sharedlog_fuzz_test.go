@@ -201,12 +201,10 @@ func runSharedLogFuzz(t *testing.T, initialListeners int, ops []byte) {
 			}
 		case slSync:
 			n := NewUpdate(obj, obj)
-			p.mu.RLock()
 			marked := map[*Listener]bool{}
-			for _, m := range live() {
-				marked[m.l] = p.listeners[m.l]
+			for _, m := range p.set.Load().all {
+				marked[m.l] = m.sync
 			}
-			p.mu.RUnlock()
 			p.Distribute(n, true)
 			for _, m := range live() {
 				if marked[m.l] {
