@@ -1,0 +1,152 @@
+package metadatainformer
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/metadata/fake"
+	"k8s.io/client-go/rest"
+
+	"github.com/kfanout/fanout/contrib/clientgo"
+	"github.com/kfanout/fanout/contrib/clientgo/internal/gvrtest"
+)
+
+var deployments = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+
+// partial is a Deployment's metadata as the metadata client sees it.
+func partial(ns, name, rv string, lbls map[string]string) *metav1.PartialObjectMetadata {
+	return &metav1.PartialObjectMetadata{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, ResourceVersion: rv, Labels: lbls},
+	}
+}
+
+// scheme is a scheme the fake metadata client can store metadata in.
+func scheme(t *testing.T) *runtime.Scheme {
+	s := fake.NewTestScheme()
+	require.NoError(t, metav1.AddMetaToScheme(s))
+	return s
+}
+
+// names lists the namespace/name of objs.
+func names(objs []runtime.Object) []string {
+	var out []string
+	for _, o := range objs {
+		m := o.(*metav1.PartialObjectMetadata)
+		out = append(out, m.Namespace+"/"+m.Name)
+	}
+	return out
+}
+
+func TestFilteredFactoryWithFakeClient(t *testing.T) {
+	app := map[string]string{"app": "x"}
+	client := fake.NewSimpleMetadataClient(scheme(t),
+		partial("ns-a", "listed", "", app),
+		partial("ns-a", "gone", "", app),
+		partial("ns-a", "unlabelled", "", nil),
+		partial("ns-b", "elsewhere", "", app),
+	)
+	rec := gvrtest.Record(client)
+	f := NewFilteredSharedInformerFactory(client, 0, "ns-a", func(o *metav1.ListOptions) { o.LabelSelector = "app=x" })
+
+	gi := f.ForResource(deployments)
+	require.Same(t, gi, f.ForResource(deployments), "ForResource twice")
+	_, ok := clientgo.FanoutInformer(gi.Informer())
+	require.True(t, ok, "the informer is %T, not fanout's", gi.Informer())
+
+	events := gvrtest.NewEvents(10)
+	_, err := gi.Informer().AddEventHandler(events)
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer f.Shutdown()
+	defer cancel()
+	f.Start(ctx.Done())
+	require.Equal(t, map[schema.GroupVersionResource]bool{deployments: true}, f.WaitForCacheSync(ctx.Done()))
+	require.ElementsMatch(t, []string{"add ns-a/listed initial=true", "add ns-a/gone initial=true"}, events.Next(t, 2))
+
+	<-rec.Watching
+	_, err = client.Resource(deployments).Namespace("ns-a").(fake.MetadataClient).CreateFake(partial("ns-a", "created", "", app), metav1.CreateOptions{})
+	require.NoError(t, err)
+	require.NoError(t, client.Resource(deployments).Namespace("ns-a").Delete(ctx, "gone", metav1.DeleteOptions{}))
+	require.Equal(t, []string{"add ns-a/created initial=false", "delete ns-a/gone"}, events.Next(t, 2))
+
+	require.Equal(t, []string{
+		`list deployments ns="ns-a" labels="app=x"`,
+		`watch deployments ns="ns-a" labels="app=x"`,
+	}, rec.Calls())
+
+	all, err := gi.Lister().List(labels.Everything())
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{"ns-a/listed", "ns-a/created"}, names(all))
+	got, err := gi.Lister().ByNamespace("ns-a").Get("created")
+	require.NoError(t, err)
+	require.Equal(t, "created", got.(*metav1.PartialObjectMetadata).Name)
+}
+
+func TestFactoryWithOptionsTransformsAndWatchesAllNamespaces(t *testing.T) {
+	client := fake.NewSimpleMetadataClient(scheme(t), partial("ns-a", "one", "", nil), partial("ns-b", "two", "", nil))
+	rec := gvrtest.Record(client)
+	f := NewSharedInformerFactoryWithOptions(client, 0, WithTransform(func(obj any) (any, error) {
+		m := obj.(*metav1.PartialObjectMetadata).DeepCopy()
+		m.Annotations = map[string]string{"transformed": "yes"}
+		return m, nil
+	}))
+	gi := f.ForResource(deployments)
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer f.Shutdown()
+	defer cancel()
+	f.(interface{ StartWithContext(context.Context) }).StartWithContext(ctx)
+	require.True(t, f.WaitForCacheSync(ctx.Done())[deployments])
+	<-rec.Watching
+	require.Equal(t, []string{`list deployments ns="" labels=""`, `watch deployments ns="" labels=""`}, rec.Calls())
+	all, err := gi.Lister().List(labels.Everything())
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{"ns-a/one", "ns-b/two"}, names(all))
+	for _, o := range all {
+		require.Equal(t, "yes", o.(*metav1.PartialObjectMetadata).Annotations["transformed"])
+	}
+}
+
+func TestFactoryWithRealClient(t *testing.T) {
+	path := "/apis/apps/v1/namespaces/ns-a/deployments"
+	list := &metav1.PartialObjectMetadataList{
+		TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadataList"},
+		ListMeta: metav1.ListMeta{ResourceVersion: "5"},
+		Items:    []metav1.PartialObjectMetadata{*partial("ns-a", "listed", "5", nil)},
+	}
+	watched := partial("ns-a", "watched", "6", nil)
+	watched.TypeMeta = metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadata"}
+	srv := gvrtest.NewServer(t, path, list, map[string]any{"type": "ADDED", "object": watched})
+	defer srv.Close()
+	client, err := metadata.NewForConfigAndClient(&rest.Config{Host: srv.URL()}, srv.HTTPClient())
+	require.NoError(t, err)
+
+	f := NewFilteredSharedInformerFactory(client, 0, "ns-a", func(o *metav1.ListOptions) { o.LabelSelector = "app=x" })
+	gi := f.ForResource(deployments)
+	events := gvrtest.NewEvents(10)
+	_, err = gi.Informer().AddEventHandler(events)
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer f.Shutdown()
+	defer cancel()
+	f.Start(ctx.Done())
+	require.Equal(t, map[schema.GroupVersionResource]bool{deployments: true}, f.WaitForCacheSync(ctx.Done()))
+	require.Equal(t, []string{"add ns-a/listed initial=true", "add ns-a/watched initial=false"}, events.Next(t, 2))
+	require.Equal(t, []string{
+		`list ` + path + ` labelSelector="app=x"`,
+		`watch ` + path + ` labelSelector="app=x"`,
+	}, srv.Requests())
+
+	all, err := gi.Lister().ByNamespace("ns-a").List(labels.Everything())
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{"ns-a/listed", "ns-a/watched"}, names(all))
+}
