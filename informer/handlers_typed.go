@@ -173,7 +173,7 @@ func (h typedHandler[T]) OnUpdate(oldObj, newObj interface{}) {
 }
 
 func (h typedHandler[T]) OnDelete(obj interface{}) {
-	tomb, ok := obj.(DeletedFinalStateUnknown)
+	tomb, ok := AsDeletedFinalStateUnknown(obj)
 	if !ok {
 		h.handler.OnDelete(DeletedObject[T]{OptionalObj: obj.(T)})
 		return
