@@ -220,6 +220,7 @@ func TestHalfSwapDeletesReachFanoutHelpers(t *testing.T) {
 func TestFanoutHelpersRecogniseClientGoTombstone(t *testing.T) {
 	tomb := cache.DeletedFinalStateUnknown{Key: "ns/b", Obj: configMap("b", "1")}
 	want := informer.DeletedFinalStateUnknown{Key: "ns/b", Obj: tomb.Obj}
+	var seen bool
 	got, ok := informer.AsDeletedFinalStateUnknown(tomb)
 	require.True(t, ok)
 	require.Equal(t, want, got)
@@ -235,6 +236,24 @@ func TestFanoutHelpersRecogniseClientGoTombstone(t *testing.T) {
 	key, err = fifo.KeyOf(tomb)
 	require.NoError(t, err)
 	require.Equal(t, "ns/b", key)
+	require.NoError(t, fifo.Delete(tomb), "DeltaFIFO finds the key")
+	rf := informer.NewRealFIFOWithOptions(informer.RealFIFOOptions{KeyFunction: informer.MetaNamespaceKeyFunc, AtomicEvents: true})
+	require.NoError(t, rf.Delete(tomb), "RealFIFO finds the key")
+
+	// A typed handler unwraps it into a DeletedObject.
+	capture := &handlerCapture{}
+	_, err = informer.NewTypedSharedIndexInformer[*corev1.ConfigMap](capture).AddTypedEventHandler(
+		informer.TypedResourceEventHandlerFuncs[*corev1.ConfigMap]{DeleteFunc: func(d informer.DeletedObject[*corev1.ConfigMap]) {
+			require.NotNil(t, d.FinalStateUnknown)
+			require.Equal(t, want, *d.FinalStateUnknown)
+			require.Equal(t, "ns/b", d.GetKey())
+			require.Same(t, tomb.Obj, d.OptionalObj)
+			seen = true
+		}})
+	require.NoError(t, err)
+	seen = false
+	capture.handler.OnDelete(tomb)
+	require.True(t, seen, "the typed handler was called")
 
 	// client-go's own key function still rejects fanout's tombstone, so the
 	// adapter converts it for client-go handlers.
@@ -247,4 +266,16 @@ func seenBy(obj interface{}) interface{} {
 	var seen interface{}
 	informer.ResourceEventHandlerFuncs{DeleteFunc: func(o interface{}) { seen = o }}.OnDelete(obj)
 	return seen
+}
+
+// handlerCapture is a fanout informer that only keeps the handler it is
+// given, so a test can call the handler the typed informer built.
+type handlerCapture struct {
+	informer.SharedIndexInformer
+	handler informer.ResourceEventHandler
+}
+
+func (c *handlerCapture) AddEventHandlerWithOptions(h informer.ResourceEventHandler, _ informer.HandlerOptions) (informer.ResourceEventHandlerRegistration, error) {
+	c.handler = h
+	return nil, nil
 }
