@@ -26,22 +26,7 @@ func NewFilteredDynamicInformer(client dynamic.Interface, gvr schema.GroupVersio
 		ObjectDescription: gvr.String(),
 		Tweak:             tweakListOptions,
 	})
-	return &dynamicInformer{informer: inf, gvr: gvr}
-}
-
-// dynamicInformer pairs an informer with client-go's dynamic lister.
-type dynamicInformer struct {
-	informer cache.SharedIndexInformer
-	gvr      schema.GroupVersionResource
-}
-
-var _ informers.GenericInformer = (*dynamicInformer)(nil)
-
-// Informer returns the fanout informer, seen through client-go's
-// interface.
-func (d *dynamicInformer) Informer() cache.SharedIndexInformer { return d.informer }
-
-// Lister returns client-go's dynamic lister over the informer's cache.
-func (d *dynamicInformer) Lister() cache.GenericLister {
-	return dynamiclister.NewRuntimeObjectShim(dynamiclister.New(d.informer.GetIndexer(), d.gvr))
+	return gvrfactory.NewGenericInformer(inf, func(idx cache.Indexer) cache.GenericLister {
+		return dynamiclister.NewRuntimeObjectShim(dynamiclister.New(idx, gvr))
+	})
 }

@@ -1,7 +1,6 @@
 package dynamicinformer
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -15,7 +14,6 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/kfanout/fanout/contrib/clientgo"
 	"github.com/kfanout/fanout/contrib/clientgo/internal/gvrtest"
 )
 
@@ -33,6 +31,12 @@ func configMap(ns, name, rv string, lbls map[string]string) *unstructured.Unstru
 	return u
 }
 
+// fakeClient returns a fake dynamic client that knows ConfigMaps.
+func fakeClient(objs ...runtime.Object) *fake.FakeDynamicClient {
+	return fake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{configMaps: "ConfigMapList"}, objs...)
+}
+
 // names lists the namespace/name of objs.
 func names(t *testing.T, objs []runtime.Object) []string {
 	t.Helper()
@@ -45,38 +49,29 @@ func names(t *testing.T, objs []runtime.Object) []string {
 	return out
 }
 
+// appX selects the objects the tests' tweak function selects.
+func appX(o *metav1.ListOptions) { o.LabelSelector = "app=x" }
+
 func TestFilteredFactoryWithFakeClient(t *testing.T) {
 	app := map[string]string{"app": "x"}
-	client := fake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-		map[schema.GroupVersionResource]string{configMaps: "ConfigMapList"},
+	client := fakeClient(
 		configMap("ns-a", "listed", "", app),
 		configMap("ns-a", "gone", "", app),
 		configMap("ns-a", "unlabelled", "", nil),
 		configMap("ns-b", "elsewhere", "", app),
 	)
 	rec := gvrtest.Record(client)
-	f := NewFilteredDynamicSharedInformerFactory(client, 0, "ns-a", func(o *metav1.ListOptions) { o.LabelSelector = "app=x" })
-
-	gi := f.ForResource(configMaps)
-	require.Same(t, gi, f.ForResource(configMaps), "ForResource twice")
-	_, ok := clientgo.FanoutInformer(gi.Informer())
-	require.True(t, ok, "the informer is %T, not fanout's", gi.Informer())
-
+	f := NewFilteredDynamicSharedInformerFactory(client, 0, "ns-a", appX)
 	events := gvrtest.NewEvents(10)
-	_, err := gi.Informer().AddEventHandler(events)
-	require.NoError(t, err)
-
-	ctx, cancel := context.WithCancel(t.Context())
-	defer f.Shutdown()
-	defer cancel()
-	f.Start(ctx.Done())
-	require.Equal(t, map[schema.GroupVersionResource]bool{configMaps: true}, f.WaitForCacheSync(ctx.Done()))
+	gi := gvrtest.Informer(t, f, configMaps, events)
+	ctx := gvrtest.Start(t, f, configMaps)
 	require.ElementsMatch(t, []string{"add ns-a/listed initial=true", "add ns-a/gone initial=true"}, events.Next(t, 2))
 
 	<-rec.Watching
-	_, err = client.Resource(configMaps).Namespace("ns-a").Create(ctx, configMap("ns-a", "created", "", app), metav1.CreateOptions{})
+	cms := client.Resource(configMaps).Namespace("ns-a")
+	_, err := cms.Create(ctx, configMap("ns-a", "created", "", app), metav1.CreateOptions{})
 	require.NoError(t, err)
-	require.NoError(t, client.Resource(configMaps).Namespace("ns-a").Delete(ctx, "gone", metav1.DeleteOptions{}))
+	require.NoError(t, cms.Delete(ctx, "gone", metav1.DeleteOptions{}))
 	require.Equal(t, []string{"add ns-a/created initial=false", "delete ns-a/gone"}, events.Next(t, 2))
 
 	require.Equal(t, []string{
@@ -92,16 +87,28 @@ func TestFilteredFactoryWithFakeClient(t *testing.T) {
 	require.Equal(t, "created", got.(*unstructured.Unstructured).GetName())
 	_, err = gi.Lister().ByNamespace("ns-a").Get("gone")
 	require.Error(t, err)
+}
 
-	cancel()
-	f.Shutdown()
-	secrets := schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
-	f.ForResource(secrets)
-	f.Start(ctx.Done()) // does nothing after Shutdown
+func TestStartAfterShutdownDoesNothing(t *testing.T) {
+	f := NewDynamicSharedInformerFactory(fakeClient(), 0)
+	f.ForResource(configMaps)
 	stopped := make(chan struct{})
 	close(stopped)
-	require.Equal(t, map[schema.GroupVersionResource]bool{configMaps: true}, f.WaitForCacheSync(stopped),
-		"only the informer started before Shutdown")
+	f.Start(stopped)
+	f.Shutdown()
+	f.ForResource(schema.GroupVersionResource{Version: "v1", Resource: "secrets"})
+	f.Start(stopped)
+	require.Equal(t, []schema.GroupVersionResource{configMaps}, synced(f.WaitForCacheSync(stopped)),
+		"only the informer started before Shutdown is waited for")
+}
+
+// synced lists the resources of a WaitForCacheSync result.
+func synced(m map[schema.GroupVersionResource]bool) []schema.GroupVersionResource {
+	var out []schema.GroupVersionResource
+	for gvr := range m {
+		out = append(out, gvr)
+	}
+	return out
 }
 
 func TestFactoryWithRealClient(t *testing.T) {
@@ -113,21 +120,13 @@ func TestFactoryWithRealClient(t *testing.T) {
 	}
 	added := map[string]any{"type": "ADDED", "object": configMap("ns-a", "watched", "6", nil).Object}
 	srv := gvrtest.NewServer(t, path, list, added)
-	defer srv.Close()
 	client, err := dynamic.NewForConfigAndClient(&rest.Config{Host: srv.URL()}, srv.HTTPClient())
 	require.NoError(t, err)
 
-	f := NewFilteredDynamicSharedInformerFactory(client, 0, "ns-a", func(o *metav1.ListOptions) { o.LabelSelector = "app=x" })
-	gi := f.ForResource(configMaps)
+	f := NewFilteredDynamicSharedInformerFactory(client, 0, "ns-a", appX)
 	events := gvrtest.NewEvents(10)
-	_, err = gi.Informer().AddEventHandler(events)
-	require.NoError(t, err)
-
-	ctx, cancel := context.WithCancel(t.Context())
-	defer f.Shutdown()
-	defer cancel()
-	f.Start(ctx.Done())
-	require.Equal(t, map[schema.GroupVersionResource]bool{configMaps: true}, f.WaitForCacheSync(ctx.Done()))
+	gi := gvrtest.Informer(t, f, configMaps, events)
+	gvrtest.Start(t, f, configMaps)
 	require.Equal(t, []string{"add ns-a/listed initial=true", "add ns-a/watched initial=false"}, events.Next(t, 2))
 	require.Equal(t, []string{
 		`list ` + path + ` labelSelector="app=x"`,
@@ -140,18 +139,11 @@ func TestFactoryWithRealClient(t *testing.T) {
 }
 
 func TestNewDynamicSharedInformerFactoryWatchesAllNamespaces(t *testing.T) {
-	client := fake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-		map[schema.GroupVersionResource]string{configMaps: "ConfigMapList"},
-		configMap("ns-a", "one", "", nil), configMap("ns-b", "two", "", nil))
+	client := fakeClient(configMap("ns-a", "one", "", nil), configMap("ns-b", "two", "", nil))
 	rec := gvrtest.Record(client)
 	f := NewDynamicSharedInformerFactory(client, 0)
-	gi := f.ForResource(configMaps)
-
-	ctx, cancel := context.WithCancel(t.Context())
-	defer f.Shutdown()
-	defer cancel()
-	f.Start(ctx.Done())
-	require.True(t, f.WaitForCacheSync(ctx.Done())[configMaps])
+	gi := gvrtest.Informer(t, f, configMaps, nil)
+	gvrtest.Start(t, f, configMaps)
 	<-rec.Watching
 	require.Equal(t, []string{`list configmaps ns="" labels=""`, `watch configmaps ns="" labels=""`}, rec.Calls())
 	all, err := gi.Lister().List(labels.Everything())

@@ -25,22 +25,7 @@ func NewFilteredMetadataInformer(client metadata.Interface, gvr schema.GroupVers
 		Indexers:      indexers,
 		Tweak:         tweakListOptions,
 	})
-	return &metadataInformer{informer: inf, gvr: gvr}
-}
-
-// metadataInformer pairs an informer with client-go's metadata lister.
-type metadataInformer struct {
-	informer cache.SharedIndexInformer
-	gvr      schema.GroupVersionResource
-}
-
-var _ informers.GenericInformer = (*metadataInformer)(nil)
-
-// Informer returns the fanout informer, seen through client-go's
-// interface.
-func (m *metadataInformer) Informer() cache.SharedIndexInformer { return m.informer }
-
-// Lister returns client-go's metadata lister over the informer's cache.
-func (m *metadataInformer) Lister() cache.GenericLister {
-	return metadatalister.NewRuntimeObjectShim(metadatalister.New(m.informer.GetIndexer(), m.gvr))
+	return gvrfactory.NewGenericInformer(inf, func(idx cache.Indexer) cache.GenericLister {
+		return metadatalister.NewRuntimeObjectShim(metadatalister.New(idx, gvr))
+	})
 }

@@ -1,7 +1,6 @@
 package metadatainformer
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -13,7 +12,6 @@ import (
 	"k8s.io/client-go/metadata/fake"
 	"k8s.io/client-go/rest"
 
-	"github.com/kfanout/fanout/contrib/clientgo"
 	"github.com/kfanout/fanout/contrib/clientgo/internal/gvrtest"
 )
 
@@ -27,11 +25,11 @@ func partial(ns, name, rv string, lbls map[string]string) *metav1.PartialObjectM
 	}
 }
 
-// scheme is a scheme the fake metadata client can store metadata in.
-func scheme(t *testing.T) *runtime.Scheme {
+// fakeClient returns a fake metadata client holding objs.
+func fakeClient(t *testing.T, objs ...runtime.Object) *fake.FakeMetadataClient {
 	s := fake.NewTestScheme()
 	require.NoError(t, metav1.AddMetaToScheme(s))
-	return s
+	return fake.NewSimpleMetadataClient(s, objs...)
 }
 
 // names lists the namespace/name of objs.
@@ -46,7 +44,7 @@ func names(objs []runtime.Object) []string {
 
 func TestFilteredFactoryWithFakeClient(t *testing.T) {
 	app := map[string]string{"app": "x"}
-	client := fake.NewSimpleMetadataClient(scheme(t),
+	client := fakeClient(t,
 		partial("ns-a", "listed", "", app),
 		partial("ns-a", "gone", "", app),
 		partial("ns-a", "unlabelled", "", nil),
@@ -54,34 +52,22 @@ func TestFilteredFactoryWithFakeClient(t *testing.T) {
 	)
 	rec := gvrtest.Record(client)
 	f := NewFilteredSharedInformerFactory(client, 0, "ns-a", func(o *metav1.ListOptions) { o.LabelSelector = "app=x" })
-
-	gi := f.ForResource(deployments)
-	require.Same(t, gi, f.ForResource(deployments), "ForResource twice")
-	_, ok := clientgo.FanoutInformer(gi.Informer())
-	require.True(t, ok, "the informer is %T, not fanout's", gi.Informer())
-
 	events := gvrtest.NewEvents(10)
-	_, err := gi.Informer().AddEventHandler(events)
-	require.NoError(t, err)
-
-	ctx, cancel := context.WithCancel(t.Context())
-	defer f.Shutdown()
-	defer cancel()
-	f.Start(ctx.Done())
-	require.Equal(t, map[schema.GroupVersionResource]bool{deployments: true}, f.WaitForCacheSync(ctx.Done()))
+	gi := gvrtest.Informer(t, f, deployments, events)
+	ctx := gvrtest.Start(t, f, deployments)
 	require.ElementsMatch(t, []string{"add ns-a/listed initial=true", "add ns-a/gone initial=true"}, events.Next(t, 2))
 
 	<-rec.Watching
-	_, err = client.Resource(deployments).Namespace("ns-a").(fake.MetadataClient).CreateFake(partial("ns-a", "created", "", app), metav1.CreateOptions{})
+	ds := client.Resource(deployments).Namespace("ns-a")
+	_, err := ds.(fake.MetadataClient).CreateFake(partial("ns-a", "created", "", app), metav1.CreateOptions{})
 	require.NoError(t, err)
-	require.NoError(t, client.Resource(deployments).Namespace("ns-a").Delete(ctx, "gone", metav1.DeleteOptions{}))
+	require.NoError(t, ds.Delete(ctx, "gone", metav1.DeleteOptions{}))
 	require.Equal(t, []string{"add ns-a/created initial=false", "delete ns-a/gone"}, events.Next(t, 2))
 
 	require.Equal(t, []string{
 		`list deployments ns="ns-a" labels="app=x"`,
 		`watch deployments ns="ns-a" labels="app=x"`,
 	}, rec.Calls())
-
 	all, err := gi.Lister().List(labels.Everything())
 	require.NoError(t, err)
 	require.ElementsMatch(t, []string{"ns-a/listed", "ns-a/created"}, names(all))
@@ -91,20 +77,15 @@ func TestFilteredFactoryWithFakeClient(t *testing.T) {
 }
 
 func TestFactoryWithOptionsTransformsAndWatchesAllNamespaces(t *testing.T) {
-	client := fake.NewSimpleMetadataClient(scheme(t), partial("ns-a", "one", "", nil), partial("ns-b", "two", "", nil))
+	client := fakeClient(t, partial("ns-a", "one", "", nil), partial("ns-b", "two", "", nil))
 	rec := gvrtest.Record(client)
 	f := NewSharedInformerFactoryWithOptions(client, 0, WithTransform(func(obj any) (any, error) {
 		m := obj.(*metav1.PartialObjectMetadata).DeepCopy()
 		m.Annotations = map[string]string{"transformed": "yes"}
 		return m, nil
 	}))
-	gi := f.ForResource(deployments)
-
-	ctx, cancel := context.WithCancel(t.Context())
-	defer f.Shutdown()
-	defer cancel()
-	f.(interface{ StartWithContext(context.Context) }).StartWithContext(ctx)
-	require.True(t, f.WaitForCacheSync(ctx.Done())[deployments])
+	gi := gvrtest.Informer(t, f, deployments, nil)
+	gvrtest.Start(t, f, deployments)
 	<-rec.Watching
 	require.Equal(t, []string{`list deployments ns="" labels=""`, `watch deployments ns="" labels=""`}, rec.Calls())
 	all, err := gi.Lister().List(labels.Everything())
@@ -125,27 +106,18 @@ func TestFactoryWithRealClient(t *testing.T) {
 	watched := partial("ns-a", "watched", "6", nil)
 	watched.TypeMeta = metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadata"}
 	srv := gvrtest.NewServer(t, path, list, map[string]any{"type": "ADDED", "object": watched})
-	defer srv.Close()
 	client, err := metadata.NewForConfigAndClient(&rest.Config{Host: srv.URL()}, srv.HTTPClient())
 	require.NoError(t, err)
 
 	f := NewFilteredSharedInformerFactory(client, 0, "ns-a", func(o *metav1.ListOptions) { o.LabelSelector = "app=x" })
-	gi := f.ForResource(deployments)
 	events := gvrtest.NewEvents(10)
-	_, err = gi.Informer().AddEventHandler(events)
-	require.NoError(t, err)
-
-	ctx, cancel := context.WithCancel(t.Context())
-	defer f.Shutdown()
-	defer cancel()
-	f.Start(ctx.Done())
-	require.Equal(t, map[schema.GroupVersionResource]bool{deployments: true}, f.WaitForCacheSync(ctx.Done()))
+	gi := gvrtest.Informer(t, f, deployments, events)
+	gvrtest.Start(t, f, deployments)
 	require.Equal(t, []string{"add ns-a/listed initial=true", "add ns-a/watched initial=false"}, events.Next(t, 2))
 	require.Equal(t, []string{
 		`list ` + path + ` labelSelector="app=x"`,
 		`watch ` + path + ` labelSelector="app=x"`,
 	}, srv.Requests())
-
 	all, err := gi.Lister().ByNamespace("ns-a").List(labels.Everything())
 	require.NoError(t, err)
 	require.ElementsMatch(t, []string{"ns-a/listed", "ns-a/watched"}, names(all))

@@ -23,8 +23,10 @@ type Server struct {
 	requests []string
 }
 
-// NewServer starts a server for path. list and events are encoded as JSON;
-// an event is a value such as map[string]any{"type": "ADDED", "object": obj}.
+// NewServer starts a server for path, closed when the test cleans up
+// (after the cleanups registered later, such as Start's). list and events
+// are encoded as JSON; an event is a value such as
+// map[string]any{"type": "ADDED", "object": obj}.
 func NewServer(t testing.TB, path string, list any, events ...any) *Server {
 	s := &Server{transport: &http.Transport{}}
 	s.server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -58,6 +60,7 @@ func NewServer(t testing.TB, path string, list any, events ...any) *Server {
 		w.(http.Flusher).Flush()
 		<-r.Context().Done()
 	}))
+	t.Cleanup(s.Close)
 	return s
 }
 
@@ -76,8 +79,9 @@ func (s *Server) Requests() []string {
 	return append([]string(nil), s.requests...)
 }
 
-// Close stops the server, which waits for open watches to end: stop the
-// informers first. It then closes the client's idle connections.
+// Close stops the server, which waits for open watches to end: the
+// informers must have stopped. It then closes the client's idle
+// connections.
 func (s *Server) Close() {
 	s.server.Close()
 	s.transport.CloseIdleConnections()
