@@ -6,7 +6,6 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
@@ -37,18 +36,6 @@ func fakeClient(objs ...runtime.Object) *fake.FakeDynamicClient {
 		map[schema.GroupVersionResource]string{configMaps: "ConfigMapList"}, objs...)
 }
 
-// names lists the namespace/name of objs.
-func names(t *testing.T, objs []runtime.Object) []string {
-	t.Helper()
-	var out []string
-	for _, o := range objs {
-		k, err := cache.MetaNamespaceKeyFunc(o)
-		require.NoError(t, err)
-		out = append(out, k)
-	}
-	return out
-}
-
 // appX selects the objects the tests' tweak function selects.
 func appX(o *metav1.ListOptions) { o.LabelSelector = "app=x" }
 
@@ -74,14 +61,8 @@ func TestFilteredFactoryWithFakeClient(t *testing.T) {
 	require.NoError(t, cms.Delete(ctx, "gone", metav1.DeleteOptions{}))
 	require.Equal(t, []string{"add ns-a/created initial=false", "delete ns-a/gone"}, events.Next(t, 2))
 
-	require.Equal(t, []string{
-		`list configmaps ns="ns-a" labels="app=x"`,
-		`watch configmaps ns="ns-a" labels="app=x"`,
-	}, rec.Calls())
-
-	all, err := gi.Lister().List(labels.Everything())
-	require.NoError(t, err)
-	require.ElementsMatch(t, []string{"ns-a/listed", "ns-a/created"}, names(t, all))
+	require.Equal(t, gvrtest.ListAndWatch("configmaps", "ns-a", "app=x"), rec.Calls())
+	require.ElementsMatch(t, []string{"ns-a/listed", "ns-a/created"}, gvrtest.Keys(t, gi.Lister(), metav1.NamespaceAll))
 	got, err := gi.Lister().ByNamespace("ns-a").Get("created")
 	require.NoError(t, err)
 	require.Equal(t, "created", got.(*unstructured.Unstructured).GetName())
@@ -133,9 +114,7 @@ func TestFactoryWithRealClient(t *testing.T) {
 		`watch ` + path + ` labelSelector="app=x"`,
 	}, srv.Requests())
 
-	all, err := gi.Lister().ByNamespace("ns-a").List(labels.Everything())
-	require.NoError(t, err)
-	require.ElementsMatch(t, []string{"ns-a/listed", "ns-a/watched"}, names(t, all))
+	require.ElementsMatch(t, []string{"ns-a/listed", "ns-a/watched"}, gvrtest.Keys(t, gi.Lister(), "ns-a"))
 }
 
 func TestNewDynamicSharedInformerFactoryWatchesAllNamespaces(t *testing.T) {
@@ -145,10 +124,8 @@ func TestNewDynamicSharedInformerFactoryWatchesAllNamespaces(t *testing.T) {
 	gi := gvrtest.Informer(t, f, configMaps, nil)
 	gvrtest.Start(t, f, configMaps)
 	<-rec.Watching
-	require.Equal(t, []string{`list configmaps ns="" labels=""`, `watch configmaps ns="" labels=""`}, rec.Calls())
-	all, err := gi.Lister().List(labels.Everything())
-	require.NoError(t, err)
-	require.ElementsMatch(t, []string{"ns-a/one", "ns-b/two"}, names(t, all))
+	require.Equal(t, gvrtest.ListAndWatch("configmaps", "", ""), rec.Calls())
+	require.ElementsMatch(t, []string{"ns-a/one", "ns-b/two"}, gvrtest.Keys(t, gi.Lister(), metav1.NamespaceAll))
 	require.Equal(t, []string{cache.NamespaceIndex}, keys(gi.Informer().GetIndexer().GetIndexers()))
 }
 

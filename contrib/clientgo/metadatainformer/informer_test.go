@@ -32,16 +32,6 @@ func fakeClient(t *testing.T, objs ...runtime.Object) *fake.FakeMetadataClient {
 	return fake.NewSimpleMetadataClient(s, objs...)
 }
 
-// names lists the namespace/name of objs.
-func names(objs []runtime.Object) []string {
-	var out []string
-	for _, o := range objs {
-		m := o.(*metav1.PartialObjectMetadata)
-		out = append(out, m.Namespace+"/"+m.Name)
-	}
-	return out
-}
-
 func TestFilteredFactoryWithFakeClient(t *testing.T) {
 	app := map[string]string{"app": "x"}
 	client := fakeClient(t,
@@ -64,13 +54,8 @@ func TestFilteredFactoryWithFakeClient(t *testing.T) {
 	require.NoError(t, ds.Delete(ctx, "gone", metav1.DeleteOptions{}))
 	require.Equal(t, []string{"add ns-a/created initial=false", "delete ns-a/gone"}, events.Next(t, 2))
 
-	require.Equal(t, []string{
-		`list deployments ns="ns-a" labels="app=x"`,
-		`watch deployments ns="ns-a" labels="app=x"`,
-	}, rec.Calls())
-	all, err := gi.Lister().List(labels.Everything())
-	require.NoError(t, err)
-	require.ElementsMatch(t, []string{"ns-a/listed", "ns-a/created"}, names(all))
+	require.Equal(t, gvrtest.ListAndWatch("deployments", "ns-a", "app=x"), rec.Calls())
+	require.ElementsMatch(t, []string{"ns-a/listed", "ns-a/created"}, gvrtest.Keys(t, gi.Lister(), metav1.NamespaceAll))
 	got, err := gi.Lister().ByNamespace("ns-a").Get("created")
 	require.NoError(t, err)
 	require.Equal(t, "created", got.(*metav1.PartialObjectMetadata).Name)
@@ -87,10 +72,10 @@ func TestFactoryWithOptionsTransformsAndWatchesAllNamespaces(t *testing.T) {
 	gi := gvrtest.Informer(t, f, deployments, nil)
 	gvrtest.Start(t, f, deployments)
 	<-rec.Watching
-	require.Equal(t, []string{`list deployments ns="" labels=""`, `watch deployments ns="" labels=""`}, rec.Calls())
+	require.Equal(t, gvrtest.ListAndWatch("deployments", "", ""), rec.Calls())
+	require.ElementsMatch(t, []string{"ns-a/one", "ns-b/two"}, gvrtest.Keys(t, gi.Lister(), metav1.NamespaceAll))
 	all, err := gi.Lister().List(labels.Everything())
 	require.NoError(t, err)
-	require.ElementsMatch(t, []string{"ns-a/one", "ns-b/two"}, names(all))
 	for _, o := range all {
 		require.Equal(t, "yes", o.(*metav1.PartialObjectMetadata).Annotations["transformed"])
 	}
@@ -118,7 +103,5 @@ func TestFactoryWithRealClient(t *testing.T) {
 		`list ` + path + ` labelSelector="app=x"`,
 		`watch ` + path + ` labelSelector="app=x"`,
 	}, srv.Requests())
-	all, err := gi.Lister().ByNamespace("ns-a").List(labels.Everything())
-	require.NoError(t, err)
-	require.ElementsMatch(t, []string{"ns-a/listed", "ns-a/watched"}, names(all))
+	require.ElementsMatch(t, []string{"ns-a/listed", "ns-a/watched"}, gvrtest.Keys(t, gi.Lister(), "ns-a"))
 }

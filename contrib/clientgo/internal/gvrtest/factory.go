@@ -2,10 +2,15 @@ package gvrtest
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/kfanout/fanout/contrib/clientgo"
 )
@@ -54,4 +59,38 @@ func Start(t testing.TB, f Factory, gvr schema.GroupVersionResource) context.Con
 		t.Fatalf("WaitForCacheSync = %v, want only %v synced", got, gvr)
 	}
 	return ctx
+}
+
+// Keys returns the namespace/name of every object lister lists in
+// namespace (metav1.NamespaceAll for all), in any order.
+func Keys(t testing.TB, lister cache.GenericLister, namespace string) []string {
+	t.Helper()
+	var objs []runtime.Object
+	var err error
+	if namespace == metav1.NamespaceAll {
+		objs, err = lister.List(labels.Everything())
+	} else {
+		objs, err = lister.ByNamespace(namespace).List(labels.Everything())
+	}
+	if err != nil {
+		t.Fatalf("List: %v", err)
+	}
+	out := make([]string, 0, len(objs))
+	for _, o := range objs {
+		k, err := cache.MetaNamespaceKeyFunc(o)
+		if err != nil {
+			t.Fatalf("key of %T: %v", o, err)
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+// ListAndWatch is what Recorder.Calls holds after one list and one watch
+// of resource in namespace with the label selector lbls.
+func ListAndWatch(resource, namespace, lbls string) []string {
+	return []string{
+		fmt.Sprintf("list %s ns=%q labels=%q", resource, namespace, lbls),
+		fmt.Sprintf("watch %s ns=%q labels=%q", resource, namespace, lbls),
+	}
 }
