@@ -104,17 +104,7 @@ func TestFactoryWithRealClient(t *testing.T) {
 	client, err := dynamic.NewForConfigAndClient(&rest.Config{Host: srv.URL()}, srv.HTTPClient())
 	require.NoError(t, err)
 
-	f := NewFilteredDynamicSharedInformerFactory(client, 0, "ns-a", appX)
-	events := gvrtest.NewEvents(10)
-	gi := gvrtest.Informer(t, f, configMaps, events)
-	gvrtest.Start(t, f, configMaps)
-	require.Equal(t, []string{"add ns-a/listed initial=true", "add ns-a/watched initial=false"}, events.Next(t, 2))
-	require.Equal(t, []string{
-		`list ` + path + ` labelSelector="app=x"`,
-		`watch ` + path + ` labelSelector="app=x"`,
-	}, srv.Requests())
-
-	require.ElementsMatch(t, []string{"ns-a/listed", "ns-a/watched"}, gvrtest.Keys(t, gi.Lister(), "ns-a"))
+	srv.CheckServed(t, NewFilteredDynamicSharedInformerFactory(client, 0, "ns-a", appX), configMaps, path)
 }
 
 func TestNewDynamicSharedInformerFactoryWatchesAllNamespaces(t *testing.T) {

@@ -94,14 +94,5 @@ func TestFactoryWithRealClient(t *testing.T) {
 	client, err := metadata.NewForConfigAndClient(&rest.Config{Host: srv.URL()}, srv.HTTPClient())
 	require.NoError(t, err)
 
-	f := NewFilteredSharedInformerFactory(client, 0, "ns-a", func(o *metav1.ListOptions) { o.LabelSelector = "app=x" })
-	events := gvrtest.NewEvents(10)
-	gi := gvrtest.Informer(t, f, deployments, events)
-	gvrtest.Start(t, f, deployments)
-	require.Equal(t, []string{"add ns-a/listed initial=true", "add ns-a/watched initial=false"}, events.Next(t, 2))
-	require.Equal(t, []string{
-		`list ` + path + ` labelSelector="app=x"`,
-		`watch ` + path + ` labelSelector="app=x"`,
-	}, srv.Requests())
-	require.ElementsMatch(t, []string{"ns-a/listed", "ns-a/watched"}, gvrtest.Keys(t, gi.Lister(), "ns-a"))
+	srv.CheckServed(t, NewFilteredSharedInformerFactory(client, 0, "ns-a", func(o *metav1.ListOptions) { o.LabelSelector = "app=x" }), deployments, path)
 }

@@ -8,8 +8,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Server serves one resource path: a GET without watch=true answers list,
@@ -85,4 +88,30 @@ func (s *Server) Requests() []string {
 func (s *Server) Close() {
 	s.server.Close()
 	s.transport.CloseIdleConnections()
+}
+
+// CheckServed runs f's informer of gvr against s, which serves path with
+// a list holding ns-a/listed and a watch adding ns-a/watched, and checks
+// that f (made for namespace ns-a with the label selector app=x) lists
+// and watches path with that selector, delivers both adds and caches both
+// objects.
+func (s *Server) CheckServed(t testing.TB, f Factory, gvr schema.GroupVersionResource, path string) {
+	t.Helper()
+	events := NewEvents(10)
+	gi := Informer(t, f, gvr, events)
+	Start(t, f, gvr)
+	check := func(what string, want, got []string) {
+		t.Helper()
+		if !slices.Equal(want, got) {
+			t.Fatalf("%s: got %q, want %q", what, got, want)
+		}
+	}
+	check("handler calls", []string{"add ns-a/listed initial=true", "add ns-a/watched initial=false"}, events.Next(t, 2))
+	check("requests", []string{
+		"list " + path + ` labelSelector="app=x"`,
+		"watch " + path + ` labelSelector="app=x"`,
+	}, s.Requests())
+	keys := Keys(t, gi.Lister(), "ns-a")
+	slices.Sort(keys)
+	check("lister", []string{"ns-a/listed", "ns-a/watched"}, keys)
 }
