@@ -137,7 +137,7 @@ func (f *DeltaFIFO) KeyOf(obj any) (string, error) {
 		}
 		obj = d.Newest().Object
 	}
-	if tomb, ok := obj.(DeletedFinalStateUnknown); ok {
+	if tomb, ok := AsDeletedFinalStateUnknown(obj); ok {
 		return tomb.Key, nil
 	}
 	return f.keyFunc(obj)

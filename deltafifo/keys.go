@@ -45,9 +45,10 @@ func MetaNamespaceKeyFunc(obj any) (string, error) {
 }
 
 // DeletionHandlingMetaNamespaceKeyFunc is MetaNamespaceKeyFunc that also
-// accepts a DeletedFinalStateUnknown and returns its Key.
+// accepts a DeletedFinalStateUnknown, fanout's or client-go's (see
+// AsDeletedFinalStateUnknown), and returns its Key.
 func DeletionHandlingMetaNamespaceKeyFunc(obj any) (string, error) {
-	if d, ok := obj.(DeletedFinalStateUnknown); ok {
+	if d, ok := AsDeletedFinalStateUnknown(obj); ok {
 		return d.Key, nil
 	}
 	return MetaNamespaceKeyFunc(obj)

@@ -190,7 +190,7 @@ func (f *RealFIFO) keyOf(obj any) (string, error) {
 	if d, ok := obj.(Delta); ok {
 		obj = d.Object
 	}
-	if tomb, ok := obj.(DeletedFinalStateUnknown); ok {
+	if tomb, ok := AsDeletedFinalStateUnknown(obj); ok {
 		return tomb.Key, nil
 	}
 	return f.keyFunc(obj)

@@ -1,5 +1,7 @@
 package informer
 
+import "github.com/kfanout/fanout/deltafifo"
+
 // ResourceEventHandler receives an informer's notifications. Handlers are
 // called one at a time per registration, in the order the informer saw the
 // changes, and must not modify the objects they are given: they are the
@@ -40,10 +42,11 @@ func (r ResourceEventHandlerFuncs) OnUpdate(oldObj, newObj any) {
 	}
 }
 
-// OnDelete calls DeleteFunc, if set.
+// OnDelete calls DeleteFunc, if set, with client-go's tombstone replaced
+// by fanout's (see AsDeletedFinalStateUnknown).
 func (r ResourceEventHandlerFuncs) OnDelete(obj any) {
 	if r.DeleteFunc != nil {
-		r.DeleteFunc(obj)
+		r.DeleteFunc(deltafifo.NormalizeDeleted(obj))
 	}
 }
 
@@ -69,10 +72,11 @@ func (r ResourceEventHandlerDetailedFuncs) OnUpdate(oldObj, newObj any) {
 	}
 }
 
-// OnDelete calls DeleteFunc, if set.
+// OnDelete calls DeleteFunc, if set, with client-go's tombstone replaced
+// by fanout's (see AsDeletedFinalStateUnknown).
 func (r ResourceEventHandlerDetailedFuncs) OnDelete(obj any) {
 	if r.DeleteFunc != nil {
-		r.DeleteFunc(obj)
+		r.DeleteFunc(deltafifo.NormalizeDeleted(obj))
 	}
 }
 
@@ -106,8 +110,10 @@ func (r FilteringResourceEventHandler) OnUpdate(oldObj, newObj any) {
 	}
 }
 
-// OnDelete forwards obj if it passes the filter.
+// OnDelete forwards obj if it passes the filter; client-go's tombstone is
+// replaced by fanout's first (see AsDeletedFinalStateUnknown).
 func (r FilteringResourceEventHandler) OnDelete(obj any) {
+	obj = deltafifo.NormalizeDeleted(obj)
 	if r.FilterFunc(obj) {
 		r.Handler.OnDelete(obj)
 	}

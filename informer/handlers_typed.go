@@ -173,7 +173,7 @@ func (h typedHandler[T]) OnUpdate(oldObj, newObj any) {
 }
 
 func (h typedHandler[T]) OnDelete(obj any) {
-	tomb, ok := obj.(DeletedFinalStateUnknown)
+	tomb, ok := AsDeletedFinalStateUnknown(obj)
 	if !ok {
 		h.handler.OnDelete(DeletedObject[T]{OptionalObj: obj.(T)})
 		return

@@ -71,9 +71,10 @@ func MetaObjectToName(obj metav1.Object) ObjectName {
 }
 
 // DeletionHandlingObjectToName is ObjectToName that also accepts a
-// DeletedFinalStateUnknown, whose Key it parses.
+// DeletedFinalStateUnknown, fanout's or client-go's (see
+// AsDeletedFinalStateUnknown), whose Key it parses.
 func DeletionHandlingObjectToName(obj any) (ObjectName, error) {
-	if tomb, ok := obj.(DeletedFinalStateUnknown); ok {
+	if tomb, ok := AsDeletedFinalStateUnknown(obj); ok {
 		return ParseObjectName(tomb.Key)
 	}
 	return ObjectToName(obj)

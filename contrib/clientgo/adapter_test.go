@@ -241,7 +241,8 @@ func TestAdapterWatchErrorHandlerAndTransform(t *testing.T) {
 		stop := runInformer(inf)
 		defer stop()
 		c := <-calls
-		require.Nil(t, c.r)
+		require.NotNil(t, c.r)
+		require.Equal(t, "*v1.ConfigMap", c.r.TypeDescription())
 		require.ErrorIs(t, c.err, failure)
 		require.False(t, inf.HasSynced())
 		require.Error(t, inf.SetTransform(nil))

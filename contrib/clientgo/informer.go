@@ -75,7 +75,8 @@ func FanoutInformer(inf cache.SharedIndexInformer) (informer.SharedIndexInformer
 // Every call is forwarded; only the types that name client-go's own
 // package are converted.
 type sharedIndexInformer struct {
-	inner informer.SharedIndexInformer
+	inner      informer.SharedIndexInformer
+	reflectors reflectorViews
 }
 
 var _ cache.SharedIndexInformer = (*sharedIndexInformer)(nil)
@@ -141,24 +142,24 @@ func (s *sharedIndexInformer) LastSyncResourceVersion() string {
 }
 
 // SetWatchErrorHandler sets the list and watch error handler. fanout runs
-// its own reflector, not client-go's, so handler receives a nil
-// *cache.Reflector and the error.
+// its own reflector, not client-go's, so handler receives a client-go
+// *cache.Reflector that is never started and only describes fanout's: the
+// same Name() and TypeDescription(), which is what client-go's
+// DefaultWatchErrorHandler reads.
 func (s *sharedIndexInformer) SetWatchErrorHandler(handler cache.WatchErrorHandler) error {
 	if handler == nil {
 		return s.inner.SetWatchErrorHandler(nil)
 	}
-	return s.inner.SetWatchErrorHandler(func(_ *informer.Reflector, err error) { handler(nil, err) })
+	return s.SetWatchErrorHandlerWithContext(func(_ context.Context, r *cache.Reflector, err error) { handler(r, err) })
 }
 
 // SetWatchErrorHandlerWithContext is SetWatchErrorHandler with a context;
-// handler receives a nil *cache.Reflector.
+// handler receives the same describing *cache.Reflector.
 func (s *sharedIndexInformer) SetWatchErrorHandlerWithContext(handler cache.WatchErrorHandlerWithContext) error {
 	if handler == nil {
 		return s.inner.SetWatchErrorHandlerWithContext(nil)
 	}
-	return s.inner.SetWatchErrorHandlerWithContext(func(ctx context.Context, _ *informer.Reflector, err error) {
-		handler(ctx, nil, err)
-	})
+	return s.inner.SetWatchErrorHandlerWithContext(s.reflectors.watchErrorHandler(handler))
 }
 
 // SetTransform sets the transform applied before objects are cached.
