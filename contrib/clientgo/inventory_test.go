@@ -1,0 +1,100 @@
+package clientgo
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"go/importer"
+	"go/token"
+	"go/types"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const (
+	clientGoCachePath = "k8s.io/client-go/tools/cache"
+	fanoutInformer    = "github.com/kfanout/fanout/informer"
+	fanoutModule      = "github.com/kfanout/fanout"
+)
+
+// inventoryAllowed lists the entries of client-go's tools/cache that
+// fanout's informer package deliberately lacks or has with another
+// signature, each with the reason. The keys are the entry names that
+// TestAPIInventory prints; an allowed entry that no longer differs fails
+// the test too, so the list cannot go stale.
+var inventoryAllowed = map[string]string{}
+
+// TestAPIInventory fails on any name that client-go v0.37.2's tools/cache
+// exports and fanout's informer package lacks, or exports with another
+// kind or signature, apart from inventoryAllowed. Types are compared
+// modulo the package they live in: a client-go cache.Store in client-go
+// matches a fanout Store (or deltafifo/listener type re-exported by alias).
+func TestAPIInventory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds export data for two packages")
+	}
+	cg, fo := loadInventoryPackages(t)
+	diffs := inventoryDiff(cg, fo)
+	seen := map[string]bool{}
+	var unexpected []string
+	for _, d := range diffs {
+		seen[d.entry] = true
+		if _, ok := inventoryAllowed[d.entry]; !ok {
+			unexpected = append(unexpected, d.String())
+		}
+	}
+	for entry := range inventoryAllowed {
+		if !seen[entry] {
+			t.Errorf("allow-list entry %q no longer differs; remove it", entry)
+		}
+	}
+	slices.Sort(unexpected)
+	if len(unexpected) > 0 {
+		t.Errorf("%d differences from client-go %s:\n%s", len(unexpected), clientGoCachePath, strings.Join(unexpected, "\n"))
+	}
+}
+
+// loadInventoryPackages type-checks both packages from the go command's
+// export data (standard library only: go list -export plus go/importer).
+func loadInventoryPackages(t *testing.T) (clientGo, fanout *types.Package) {
+	t.Helper()
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	cmd := exec.Command(gobin, "list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}", clientGoCachePath, fanoutInformer)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -export: %v\n%s", err, stderr.String())
+	}
+	exports := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		path, file, ok := strings.Cut(sc.Text(), "\t")
+		if ok && file != "" {
+			exports[path] = file
+		}
+	}
+	fset := token.NewFileSet()
+	imp := importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
+		file, ok := exports[path]
+		if !ok {
+			return nil, fmt.Errorf("no export data for %s", path)
+		}
+		return os.Open(file)
+	})
+	clientGo, err = imp.Import(clientGoCachePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fanout, err = imp.Import(fanoutInformer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return clientGo, fanout
+}
