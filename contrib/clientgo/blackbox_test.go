@@ -79,6 +79,7 @@ func runBlackBox(t *testing.T, version string) {
 	// finds every module the tests import (go-cmp, gofuzz, ...).
 	fset, files := parseClientGoTests(t, src)
 	writeFiles(t, fset, files, pkgDir, fanoutInformer)
+	writeFile(t, filepath.Join(pkgDir, "zz_fanout_gates_test.go"), []byte(followGatesFile))
 	goOutput(t, mod, gobin, "mod", "tidy", "-e")
 	// Then compile export data for everything the tests, client-go's
 	// package of this version and fanout import.
@@ -104,6 +105,7 @@ func runBlackBox(t *testing.T, version string) {
 		t.Fatal(err)
 	}
 	writeFiles(t, fset, kept, pkgDir, fanoutInformer)
+	writeFile(t, filepath.Join(pkgDir, "zz_fanout_gates_test.go"), []byte(followGatesFile))
 
 	bin := filepath.Join(mod, "cache.test")
 	goOutput(t, pkgDir, gobin, "test", "-c", "-o", bin, ".")
@@ -130,6 +132,16 @@ func runBlackBox(t *testing.T, version string) {
 	}
 }
 
+// followGatesFile is added to the tests run against fanout: client-go's
+// tests set client-go's feature gates in code (features/testing), which
+// fanout follows only through FollowClientGoFeatureGates.
+const followGatesFile = `package cache
+
+import clientgo "github.com/kfanout/fanout/contrib/clientgo"
+
+func init() { clientgo.FollowClientGoFeatureGates() }
+`
+
 // blackBoxModule creates a temporary module with contrib/clientgo's
 // requirements and fanout replaced by this checkout.
 func blackBoxModule(t *testing.T, gobin string) string {
@@ -154,7 +166,8 @@ func blackBoxModule(t *testing.T, gobin string) string {
 		case strings.HasPrefix(line, "module "):
 			line = "module clientgoblackbox\n"
 		case strings.HasPrefix(line, "replace github.com/kfanout/fanout"):
-			line = "replace github.com/kfanout/fanout => " + root + "\n"
+			line = "replace github.com/kfanout/fanout => " + root + "\n" +
+				"replace github.com/kfanout/fanout/contrib/clientgo => " + filepath.Join(root, "contrib", "clientgo") + "\n"
 		case strings.HasPrefix(line, "tool "):
 			continue
 		}
@@ -225,6 +238,7 @@ func addImport(f *ast.File, name, path string) {
 // prune type-checks files and removes every top-level declaration (or
 // import) that has an error, until the rest compiles. It returns files.
 func prune(fset *token.FileSet, files []*ast.File, imp types.Importer) []*ast.File {
+	defer dropUnusedDotImports(fset, files, imp)
 	for range 100 {
 		var errs []types.Error
 		conf := types.Config{Importer: imp, GoVersion: "go1.26", Error: func(err error) {
@@ -234,7 +248,6 @@ func prune(fset *token.FileSet, files []*ast.File, imp types.Importer) []*ast.Fi
 		}}
 		_, _ = conf.Check("clientgoblackbox/cache", fset, files, nil)
 		if len(errs) == 0 {
-			dropUnusedDotImports(fset, files, imp)
 			return files
 		}
 		removed := false
@@ -254,6 +267,8 @@ func prune(fset *token.FileSet, files []*ast.File, imp types.Importer) []*ast.Fi
 
 // dropUnusedDotImports removes the dot import of blackBoxTarget from the
 // files that use none of its names (go/types does not report it).
+// The synthesized import has no position, so neither has its error, and
+// prune cannot remove it by position.
 func dropUnusedDotImports(fset *token.FileSet, files []*ast.File, imp types.Importer) {
 	info := &types.Info{Uses: map[*ast.Ident]types.Object{}}
 	conf := types.Config{Importer: imp, GoVersion: "go1.26", Error: func(error) {}}

@@ -15,6 +15,9 @@ type inventoryEntry struct {
 }
 
 func (e inventoryEntry) String() string {
+	if e.want == "" {
+		return fmt.Sprintf("  extra %s: %s", e.entry, e.got)
+	}
 	if e.got == "" {
 		return fmt.Sprintf("  missing %s: %s", e.entry, e.want)
 	}
@@ -153,7 +156,15 @@ func typeDiff(name string, want, got *types.TypeName) []inventoryEntry {
 		if !ok {
 			return append(out, inventoryEntry{entry: "type " + name, want: "interface", got: typeString(gu)})
 		}
-		out = append(out, methodSetDiff(name, interfaceMethods(wu), interfaceMethods(gi))...)
+		wm, gm := interfaceMethods(wu), interfaceMethods(gi)
+		out = append(out, methodSetDiff(name, wm, gm)...)
+		// An interface with more methods is another interface: client-go's
+		// implementations would not satisfy it.
+		for m, sig := range gm {
+			if _, ok := wm[m]; !ok {
+				out = append(out, inventoryEntry{entry: "method " + name + "." + m, got: sig})
+			}
+		}
 		return out
 	case *types.Struct:
 		gs, ok := gu.(*types.Struct)
