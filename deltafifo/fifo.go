@@ -24,6 +24,7 @@ type FIFO struct {
 	queue  []string               // keys in pop order, each at most once
 	sync   initialSync
 	closed bool
+	lastRV string // of the last Replace or Bookmark
 }
 
 var (
@@ -216,7 +217,7 @@ func (f *FIFO) Pop(process PopProcessFunc) (interface{}, error) {
 // Replace makes list the FIFO's whole content, queued in no particular
 // order; what was queued before is dropped. The first Replace sets the
 // initial population.
-func (f *FIFO) Replace(list []interface{}, _ string) error {
+func (f *FIFO) Replace(list []interface{}, resourceVersion string) error {
 	items := make(map[string]interface{}, len(list))
 	for _, obj := range list {
 		key, err := f.keyFunc(obj)
@@ -228,6 +229,7 @@ func (f *FIFO) Replace(list []interface{}, _ string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.sync.populate(len(items))
+	f.lastRV = resourceVersion
 	f.items = items
 	clear(f.queue)
 	f.queue = f.queue[:0]
@@ -257,4 +259,21 @@ func (f *FIFO) Resync() error {
 		f.cond.Broadcast()
 	}
 	return nil
+}
+
+// Bookmark records resourceVersion as the last one the FIFO has seen. The
+// FIFO keeps nothing else of it; with LastStoreSyncResourceVersion it makes
+// the FIFO a Store, as it was in client-go up to v0.32.
+func (f *FIFO) Bookmark(resourceVersion string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.lastRV = resourceVersion
+}
+
+// LastStoreSyncResourceVersion returns the resource version of the last
+// Replace or Bookmark.
+func (f *FIFO) LastStoreSyncResourceVersion() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.lastRV
 }

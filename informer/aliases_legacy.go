@@ -24,3 +24,6 @@ func Pop(queue Queue) interface{} {
 	})
 	return result
 }
+
+// A FIFO is a Store, as in client-go up to v0.32.
+var _ Store = (*FIFO)(nil)

@@ -99,7 +99,8 @@ func runBlackBox(t *testing.T, version string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kept := prune(fset, files, &mapImporter{target: fo, base: base})
+	why := map[string]string{}
+	kept := pruneWhy(fset, files, &mapImporter{target: fo, base: base}, why)
 	run.compiled = intersect(testFuncs(kept), run.blackBox)
 	if err := os.RemoveAll(pkgDir); err != nil {
 		t.Fatal(err)
@@ -121,6 +122,9 @@ func runBlackBox(t *testing.T, version string) {
 		run.passed = append(run.passed, name)
 	}
 	notCompiled := subtract(run.blackBox, run.compiled)
+	for _, name := range notCompiled {
+		t.Logf("NOT COMPILED %s: %s", name, why[name])
+	}
 	t.Logf("client-go %s tools/cache: %d tests, %d black-box; against fanout: %d passed, %d failed %v, %d did not compile %v",
 		version, len(run.all), len(run.blackBox), len(run.passed), len(run.failed), run.failed, len(notCompiled), notCompiled)
 	if len(run.blackBox) == 0 {
@@ -238,6 +242,12 @@ func addImport(f *ast.File, name, path string) {
 // prune type-checks files and removes every top-level declaration (or
 // import) that has an error, until the rest compiles. It returns files.
 func prune(fset *token.FileSet, files []*ast.File, imp types.Importer) []*ast.File {
+	return pruneWhy(fset, files, imp, nil)
+}
+
+// pruneWhy is prune that records in why, if not nil, the first error of
+// each function it removes.
+func pruneWhy(fset *token.FileSet, files []*ast.File, imp types.Importer, why map[string]string) []*ast.File {
 	defer dropUnusedDotImports(fset, files, imp)
 	for range 100 {
 		var errs []types.Error
@@ -253,6 +263,9 @@ func prune(fset *token.FileSet, files []*ast.File, imp types.Importer) []*ast.Fi
 		removed := false
 		for _, e := range errs {
 			for _, f := range files {
+				if name := funcAt(f, e.Pos); name != "" && why != nil && why[name] == "" {
+					why[name] = e.Msg
+				}
 				if removeAt(f, e.Pos) {
 					removed = true
 				}
@@ -302,6 +315,17 @@ func dropUnusedDotImports(fset *token.FileSet, files []*ast.File, imp types.Impo
 // obj's name (a name target re-exports from another package).
 func isTargetAlias(target *types.Package, obj types.Object) bool {
 	return target != nil && target.Scope().Lookup(obj.Name()) == obj
+}
+
+// funcAt returns the name of the top-level function of f that contains
+// pos, or "".
+func funcAt(f *ast.File, pos token.Pos) string {
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && pos >= fd.Pos() && pos <= fd.End() {
+			return fd.Name.Name
+		}
+	}
+	return ""
 }
 
 // removeAt removes from f the top-level declaration, or the import or
