@@ -1,11 +1,18 @@
 package informer
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 )
 
 // TestPopHelper checks Pop(queue): it returns the popped item, and nil
@@ -66,4 +73,46 @@ func TestUndeltaStorePushes(t *testing.T) {
 	require.NoError(t, u.Replace([]interface{}{storePod("ns", "b", "3", nil)}, "3"))
 	require.NoError(t, u.Delete(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "b"}}))
 	require.Equal(t, [][]string{{"ns/a"}, {"ns/a"}, {"ns/b"}, {}}, pushes)
+}
+
+// TestConfigRetryOnError checks client-go v0.32's RetryOnError: an item
+// whose Process fails is queued again and processed again; without it the
+// item is dropped.
+func TestConfigRetryOnError(t *testing.T) {
+	for _, retry := range []bool{false, true} {
+		t.Run(fmt.Sprint("retry=", retry), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				lw := &ListWatch{
+					ListFunc: func(metav1.ListOptions) (runtime.Object, error) {
+						return &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "1"}, Items: []corev1.Pod{*storePod("ns", "a", "1", nil)}}, nil
+					},
+					WatchFunc: func(metav1.ListOptions) (watch.Interface, error) { return watch.NewFake(), nil },
+				}
+				var calls atomic.Int32
+				c := New(&Config{
+					Queue:         NewDeltaFIFOWithOptions(DeltaFIFOOptions{KeyFunction: MetaNamespaceKeyFunc}),
+					ListerWatcher: lw,
+					ObjectType:    &corev1.Pod{},
+					RetryOnError:  retry,
+					Process: func(interface{}, bool) error {
+						if calls.Add(1) == 1 {
+							return errors.New("first call fails")
+						}
+						return nil
+					},
+				})
+				ctx, cancel := context.WithCancel(t.Context())
+				done := make(chan struct{})
+				go func() { defer close(done); c.RunWithContext(ctx) }()
+				synctest.Wait()
+				want := int32(1)
+				if retry {
+					want = 2
+				}
+				require.Equal(t, want, calls.Load())
+				cancel()
+				<-done
+			})
+		})
+	}
 }

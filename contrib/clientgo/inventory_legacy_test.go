@@ -17,7 +17,18 @@ var legacyVersions = []string{"v0.30.14", "v0.32.3", "v0.34.13", "v0.36.6"}
 
 // legacyAllowed lists entries of legacyVersions that fanout deliberately
 // lacks although v0.37.2 does not define them otherwise; each says why.
-var legacyAllowed = map[string]string{}
+var legacyAllowed = map[string]string{
+	// Config embeds Queue; v0.32's Queue included Store and
+	// AddIfNotPresent, v0.37.2's does not (README lists the conflict).
+	"method Config.AddIfNotPresent": "promoted from the embedded Queue, which is v0.37.2's",
+	"method Config.Get":             "promoted from the embedded Queue, which is v0.37.2's",
+	"method Config.GetByKey":        "promoted from the embedded Queue, which is v0.37.2's",
+	"method Config.ListKeys":        "promoted from the embedded Queue, which is v0.37.2's",
+	// v0.37.2 made Index unexported and changed it to
+	// map[string]sets.Set[string] (Indices' element type): an exported
+	// Index of sets.String would not fit Indices.
+	"type Index": "unexported in v0.37.2, with another element type",
+}
 
 // TestLegacyAPIInventory fails on any name that one of legacyVersions'
 // tools/cache exports, that v0.37.2 does not export in another form, and
@@ -59,6 +70,9 @@ func TestLegacyAPIInventory(t *testing.T) {
 				}
 				if _, ok := legacyAllowed[d.entry]; ok {
 					continue
+				}
+				if _, ok := inventoryAllowed[d.entry]; ok {
+					continue // the same difference as from v0.37.2
 				}
 				unexpected = append(unexpected, d.String())
 			}
