@@ -43,6 +43,15 @@ func NewFIFO(keyFunc KeyFunc) *FIFO {
 	return f
 }
 
+// keyOf returns obj's key, or the key function's error as a KeyError.
+func (f *FIFO) keyOf(obj interface{}) (string, error) {
+	key, err := f.keyFunc(obj)
+	if err != nil {
+		return "", KeyError{Obj: obj, Err: err}
+	}
+	return key, nil
+}
+
 // Name returns "FIFO", the name of every FIFO in HasSynced's DoneChecker.
 func (f *FIFO) Name() string { return "FIFO" }
 
@@ -80,9 +89,9 @@ func (f *FIFO) IsClosed() bool {
 // Add stores obj under its key; a key not yet queued goes to the end of
 // the queue.
 func (f *FIFO) Add(obj interface{}) error {
-	key, err := f.keyFunc(obj)
+	key, err := f.keyOf(obj)
 	if err != nil {
-		return KeyError{Obj: obj, Err: err}
+		return err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -101,9 +110,9 @@ func (f *FIFO) Update(obj interface{}) error { return f.Add(obj) }
 // Delete drops the object stored under obj's key, so that Pop skips it.
 // Deleting a key that holds nothing is not an error.
 func (f *FIFO) Delete(obj interface{}) error {
-	key, err := f.keyFunc(obj)
+	key, err := f.keyOf(obj)
 	if err != nil {
-		return KeyError{Obj: obj, Err: err}
+		return err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -115,9 +124,9 @@ func (f *FIFO) Delete(obj interface{}) error {
 // AddIfNotPresent stores obj unless its key already holds an object. It is
 // client-go's FIFO API up to v0.32, kept for programs written against it.
 func (f *FIFO) AddIfNotPresent(obj interface{}) error {
-	key, err := f.keyFunc(obj)
+	key, err := f.keyOf(obj)
 	if err != nil {
-		return KeyError{Obj: obj, Err: err}
+		return err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -162,9 +171,9 @@ func (f *FIFO) ListKeys() []string {
 
 // Get returns the object stored under obj's key (client-go v0.32 API).
 func (f *FIFO) Get(obj interface{}) (item interface{}, exists bool, err error) {
-	key, err := f.keyFunc(obj)
+	key, err := f.keyOf(obj)
 	if err != nil {
-		return nil, false, KeyError{Obj: obj, Err: err}
+		return nil, false, err
 	}
 	return f.GetByKey(key)
 }

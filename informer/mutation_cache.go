@@ -107,6 +107,17 @@ type mutationCache struct {
 
 func (c *mutationCache) internal() {}
 
+// keyOf returns obj's key; a key error is reported and ok is false (the
+// cache is an optimisation: a failure changes nothing).
+func (c *mutationCache) keyOf(obj interface{}) (key string, ok bool) {
+	key, err := DeletionHandlingMetaNamespaceKeyFunc(obj)
+	if err != nil {
+		utilruntime.HandleErrorWithLogger(c.logger, err, "DeletionHandlingMetaNamespaceKeyFunc")
+		return "", false
+	}
+	return key, true
+}
+
 func (c *mutationCache) GetByKey(key string) (interface{}, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -212,9 +223,8 @@ func (c *mutationCache) newerLocked(key string, backing runtime.Object) runtime.
 func (c *mutationCache) Mutation(obj interface{}) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	key, err := DeletionHandlingMetaNamespaceKeyFunc(obj)
-	if err != nil {
-		utilruntime.HandleErrorWithLogger(c.logger, err, "DeletionHandlingMetaNamespaceKeyFunc")
+	key, ok := c.keyOf(obj)
+	if !ok {
 		return
 	}
 	if ro, ok := obj.(runtime.Object); ok && c.staleLocked(key, ro) {
@@ -251,9 +261,8 @@ func (c *mutationCache) staleLocked(key string, obj runtime.Object) bool {
 }
 
 func (c *mutationCache) OnAddOrUpdate(obj runtime.Object) {
-	key, err := DeletionHandlingMetaNamespaceKeyFunc(obj)
-	if err != nil {
-		utilruntime.HandleErrorWithLogger(c.logger, err, "DeletionHandlingMetaNamespaceKeyFunc")
+	key, ok := c.keyOf(obj)
+	if !ok {
 		return
 	}
 	c.mu.Lock()
@@ -274,9 +283,8 @@ func (c *mutationCache) OnDelete(obj runtime.Object) {
 	if err != nil {
 		return
 	}
-	key, err := DeletionHandlingMetaNamespaceKeyFunc(obj)
-	if err != nil {
-		utilruntime.HandleErrorWithLogger(c.logger, err, "DeletionHandlingMetaNamespaceKeyFunc")
+	key, ok := c.keyOf(obj)
+	if !ok {
 		return
 	}
 	c.mu.Lock()

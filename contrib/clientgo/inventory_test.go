@@ -1,15 +1,8 @@
 package clientgo
 
 import (
-	"bufio"
-	"bytes"
-	"fmt"
-	"go/importer"
 	"go/token"
 	"go/types"
-	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -70,35 +63,13 @@ func TestAPIInventory(t *testing.T) {
 	}
 }
 
-// loadInventoryPackages type-checks both packages from the go command's
+// loadInventoryPackages imports both packages from the go command's
 // export data (standard library only: go list -export plus go/importer).
 func loadInventoryPackages(t *testing.T) (clientGo, fanout *types.Package) {
 	t.Helper()
 	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	cmd := exec.Command(gobin, "list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}", clientGoCachePath, fanoutInformer)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list -export: %v\n%s", err, stderr.String())
-	}
-	exports := map[string]string{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		path, file, ok := strings.Cut(sc.Text(), "\t")
-		if ok && file != "" {
-			exports[path] = file
-		}
-	}
-	fset := token.NewFileSet()
-	imp := importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
-		file, ok := exports[path]
-		if !ok {
-			return nil, fmt.Errorf("no export data for %s", path)
-		}
-		return os.Open(file)
-	})
-	clientGo, err = imp.Import(clientGoCachePath)
+	imp := exportImporter(token.NewFileSet(), exportData(t, ".", gobin, []string{clientGoCachePath, fanoutInformer}))
+	clientGo, err := imp.Import(clientGoCachePath)
 	if err != nil {
 		t.Fatal(err)
 	}
