@@ -128,6 +128,7 @@ func runBlackBox(t *testing.T, version string) {
 		run.passed = append(run.passed, name)
 	}
 	notCompiled := subtract(run.blackBox, run.compiled)
+	t.Logf("passed: %v", run.passed)
 	for _, name := range notCompiled {
 		t.Logf("NOT COMPILED %s: %s", name, why[name])
 	}
