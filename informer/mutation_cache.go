@@ -205,11 +205,7 @@ func (c *mutationCache) ByIndex(name, indexKey string) ([]interface{}, error) {
 // newerLocked returns the cached object for key if it is newer than
 // backing; a cached object that is not is dropped.
 func (c *mutationCache) newerLocked(key string, backing runtime.Object) runtime.Object {
-	cached, ok := c.cache.Get(key)
-	if !ok {
-		return backing
-	}
-	ro, ok := cached.(runtime.Object)
+	ro, ok := c.cachedObjectLocked(key)
 	if !ok {
 		return backing
 	}
@@ -237,11 +233,7 @@ func (c *mutationCache) Mutation(obj interface{}) {
 // knows for key: an older cached write, or a tombstone of this very
 // version or of the same object instance.
 func (c *mutationCache) staleLocked(key string, obj runtime.Object) bool {
-	cached, ok := c.cache.Get(key)
-	if !ok {
-		return false
-	}
-	ro, ok := cached.(runtime.Object)
+	ro, ok := c.cachedObjectLocked(key)
 	if !ok {
 		return false
 	}
@@ -249,7 +241,7 @@ func (c *mutationCache) staleLocked(key string, obj runtime.Object) bool {
 	if cmp < 0 {
 		return true
 	}
-	t, dead := cached.(*mutationTombstone)
+	t, dead := ro.(*mutationTombstone)
 	if !dead {
 		return false
 	}
@@ -267,15 +259,22 @@ func (c *mutationCache) OnAddOrUpdate(obj runtime.Object) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	cached, ok := c.cache.Get(key)
-	if !ok {
-		return
-	}
 	// Resource versions compare across object instances, so the UID
 	// does not matter here.
-	if ro, ok := cached.(runtime.Object); ok && c.cmp.CompareResourceVersion(obj, ro) >= 0 {
+	if ro, ok := c.cachedObjectLocked(key); ok && c.cmp.CompareResourceVersion(obj, ro) >= 0 {
 		c.cache.Remove(key)
 	}
+}
+
+// cachedObjectLocked returns the cache's entry for key if it is a
+// runtime.Object (a write or a tombstone).
+func (c *mutationCache) cachedObjectLocked(key string) (runtime.Object, bool) {
+	cached, ok := c.cache.Get(key)
+	if !ok {
+		return nil, false
+	}
+	ro, ok := cached.(runtime.Object)
+	return ro, ok
 }
 
 func (c *mutationCache) OnDelete(obj runtime.Object) {
@@ -289,20 +288,18 @@ func (c *mutationCache) OnDelete(obj runtime.Object) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if cached, ok := c.cache.Get(key); ok {
-		if ro, ok := cached.(runtime.Object); ok {
-			cm, err := meta.Accessor(ro)
-			if err != nil {
-				return
-			}
-			// A cached write older than the delete, or of the same
-			// instance, is gone. Otherwise it may be a newer instance
-			// the informer has not seen: keep it.
-			if c.cmp.CompareResourceVersion(obj, ro) < 0 && cm.GetUID() != m.GetUID() {
-				return
-			}
-			c.cache.Remove(key)
+	if ro, ok := c.cachedObjectLocked(key); ok {
+		cm, err := meta.Accessor(ro)
+		if err != nil {
+			return
 		}
+		// A cached write older than the delete, or of the same
+		// instance, is gone. Otherwise it may be a newer instance the
+		// informer has not seen: keep it.
+		if c.cmp.CompareResourceVersion(obj, ro) < 0 && cm.GetUID() != m.GetUID() {
+			return
+		}
+		c.cache.Remove(key)
 	}
 	t := &mutationTombstone{}
 	t.Namespace, t.Name, t.UID, t.ResourceVersion = m.GetNamespace(), m.GetName(), m.GetUID(), m.GetResourceVersion()
