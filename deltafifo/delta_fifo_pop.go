@@ -9,7 +9,9 @@ import (
 // Pop waits until a key is queued, removes it with all its Deltas, and
 // calls process with the Deltas and whether they belong to the initial
 // population. It returns the Deltas and process's error. An error does not
-// requeue anything: the Deltas are dropped. Once the queue is closed and
+// requeue anything (the Deltas are dropped), except an ErrRequeue: then the
+// Deltas go back to the end of the queue unless something was queued for
+// their key meanwhile, and Pop returns the ErrRequeue's Err. Once the queue is closed and
 // empty, Pop returns ErrFIFOClosed without calling process.
 //
 // process runs while the queue's lock is held, as in client-go: it may
@@ -35,7 +37,11 @@ func (f *DeltaFIFO) Pop(process PopProcessFunc) (any, error) {
 	// The caller owns the Deltas from here on; nothing else refers to
 	// them. They are boxed once, for both the process call and the result.
 	var item any = deltas
-	return item, process(item, initial)
+	requeue, err := requeueError(process(item, initial))
+	if requeue {
+		f.addIfNotPresentLocked(key, deltas)
+	}
+	return item, err
 }
 
 // PopKeyed is Pop for a consumer that wants the key: process is given the

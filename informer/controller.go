@@ -51,6 +51,11 @@ type Config struct {
 	// WatchListPageSize is the reflector's list page size; 0 for the
 	// default.
 	WatchListPageSize int64
+	// RetryOnError puts an item whose Process failed back in the queue,
+	// unless the queue holds its key again, when the queue has
+	// AddIfNotPresent (DeltaFIFO and FIFO do). It is client-go's field up
+	// to v0.32; it does not apply to batch pops.
+	RetryOnError bool
 
 	// processKeyed and processBatchKeyed, set by the shared informer for
 	// the queue it builds (a keyedQueue), replace Process and
@@ -191,7 +196,12 @@ func (c *controller) popFunc() func() error {
 		return func() error { return q.PopBatch(cfg.ProcessBatch, PopProcessFunc(cfg.Process)) }
 	}
 	return func() error {
-		_, err := cfg.Queue.Pop(PopProcessFunc(cfg.Process))
+		obj, err := cfg.Queue.Pop(PopProcessFunc(cfg.Process))
+		if err != nil && cfg.RetryOnError && !errors.Is(err, ErrFIFOClosed) {
+			if q, ok := cfg.Queue.(interface{ AddIfNotPresent(interface{}) error }); ok {
+				_ = q.AddIfNotPresent(obj)
+			}
+		}
 		return err
 	}
 }

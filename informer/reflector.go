@@ -59,6 +59,13 @@ type Reflector struct {
 	delay        wait.DelayFunc
 	useWatchList bool
 
+	// UseWatchList tells whether ListAndWatch streams the initial list
+	// over a watch. The constructors set it from the WatchListClient gate
+	// (false for a client without watch-list support); nil means false.
+	// It is client-go's field up to v0.34, kept for programs that set it;
+	// set it before running the Reflector.
+	UseWatchList *bool
+
 	// watchErrorHandler is called by RunWithContext when ListAndWatch
 	// fails. The controller sets it before Run through
 	// setWatchErrorHandler.
@@ -193,6 +200,7 @@ func NewReflectorWithOptions(lw ListerWatcher, expectedType any, store Reflector
 			"feature", features.WatchListClient)
 		r.useWatchList = false
 	}
+	r.UseWatchList = &r.useWatchList
 	return r
 }
 

@@ -81,8 +81,9 @@ func (r *Reflector) ListAndWatchWithContext(ctx context.Context) error {
 			w.Stop()
 		}
 	}()
-	useList := !r.useWatchList
-	if r.useWatchList {
+	useWatchList := r.UseWatchList != nil && *r.UseWatchList
+	useList := !useWatchList
+	if useWatchList {
 		var err error
 		w, err = r.watchList(ctx)
 		if w == nil && err == nil {

@@ -69,6 +69,11 @@ func WaitForNamedCacheSyncWithContext(ctx context.Context, cacheSyncs ...Informe
 func WaitFor(ctx context.Context, what string, checkers ...DoneChecker) bool {
 	logger := klog.FromContext(ctx)
 	if what != "" {
+		// Every line names WaitFor's caller as its source, as client-go's
+		// do (its TestWaitFor checks the file:line).
+		helper, l := logger.WithCallStackHelper()
+		helper()
+		logger = l
 		logger.Info("Waiting", "for", what)
 	}
 	type result struct {
