@@ -21,11 +21,15 @@ import (
 // Pods of one Deployment share labels, annotations and images, as in a
 // cluster, so that strings repeat across cached objects. Encoded, a Pod
 // takes about 8 KiB of JSON and 5.5 KiB of protobuf (TestRealPodSize). The output depends
-// only on the seed.
+// only on the seed, and each Pod only on the seed and its index, so that
+// pod(i, ...) can be made again for an update.
 type podGen struct {
-	rnd  *rand.Rand
+	seed uint64
 	apps []podApp
 }
+
+// genRand is the random source of one generated object.
+type genRand struct{ rnd *rand.Rand }
 
 // podApp is what the Pods of one Deployment have in common.
 type podApp struct {
@@ -45,23 +49,24 @@ var (
 
 // newPodGen returns a generator of Pods spread over apps Deployments.
 func newPodGen(seed uint64, apps int) *podGen {
-	g := &podGen{rnd: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	g := &podGen{seed: seed}
+	r := &genRand{rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
 	for i := range apps {
 		ns := realNamespaces[i%len(realNamespaces)]
 		a := podApp{
 			namespace: ns,
 			name:      fmt.Sprintf("%s-svc-%03d", ns, i),
-			team:      realTeams[g.rnd.IntN(len(realTeams))],
-			hash:      g.hex(10),
-			version:   fmt.Sprintf("v1.%d.%d", g.rnd.IntN(40), g.rnd.IntN(10)),
-			checksum:  g.hex(64),
+			team:      realTeams[r.rnd.IntN(len(realTeams))],
+			hash:      r.hex(10),
+			version:   fmt.Sprintf("v1.%d.%d", r.rnd.IntN(40), r.rnd.IntN(10)),
+			checksum:  r.hex(64),
 		}
 		a.images = []string{fmt.Sprintf("registry.example.com/%s/%s:%s", ns, a.name, a.version)}
-		for range g.rnd.IntN(3) {
-			a.images = append(a.images, realImages[g.rnd.IntN(len(realImages))]+":1."+strconv.Itoa(g.rnd.IntN(30)))
+		for range r.rnd.IntN(3) {
+			a.images = append(a.images, realImages[r.rnd.IntN(len(realImages))]+":1."+strconv.Itoa(r.rnd.IntN(30)))
 		}
-		for k := range 3 + g.rnd.IntN(6) {
-			a.envs = append(a.envs, corev1.EnvVar{Name: fmt.Sprintf("APP_SETTING_%02d", k), Value: g.hex(8 + g.rnd.IntN(24))})
+		for k := range 3 + r.rnd.IntN(6) {
+			a.envs = append(a.envs, corev1.EnvVar{Name: fmt.Sprintf("APP_SETTING_%02d", k), Value: r.hex(8 + r.rnd.IntN(24))})
 		}
 		g.apps = append(g.apps, a)
 	}
@@ -70,7 +75,7 @@ func newPodGen(seed uint64, apps int) *podGen {
 
 const hexDigits = "0123456789abcdef"
 
-func (g *podGen) hex(n int) string {
+func (g *genRand) hex(n int) string {
 	b := make([]byte, n)
 	for i := range b {
 		b[i] = hexDigits[g.rnd.IntN(16)]
@@ -82,8 +87,9 @@ func (g *podGen) hex(n int) string {
 var realEpoch = time.Date(2026, 11, 1, 8, 0, 0, 0, time.UTC)
 
 // pod returns the i-th Pod at resourceVersion rv.
-func (g *podGen) pod(i int, rv string) *corev1.Pod {
-	a := &g.apps[i%len(g.apps)]
+func (pg *podGen) pod(i int, rv string) *corev1.Pod {
+	a := &pg.apps[i%len(pg.apps)]
+	g := &genRand{rand.New(rand.NewPCG(pg.seed, uint64(i)))}
 	suffix := g.hex(5)
 	name := fmt.Sprintf("%s-%s-%s", a.name, a.hash, suffix)
 	created := metav1.NewTime(realEpoch.Add(time.Duration(i) * time.Second))
@@ -210,7 +216,7 @@ func (g *podGen) pod(i int, rv string) *corev1.Pod {
 	return p
 }
 
-func (g *podGen) uid() string {
+func (g *genRand) uid() string {
 	h := g.hex(32)
 	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
