@@ -2,6 +2,10 @@ package clientgo
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"strings"
 	"testing"
 	"time"
 )
@@ -68,6 +72,7 @@ func benchRealSync(b *testing.B, s *realServer, im realImpl, codec, mode string,
 		syncMS += float64(synced.Microseconds()) / 1e3
 		deliverMS += float64(time.Duration(h.lastAdd.Load()-t0.UnixNano()).Microseconds()) / 1e3
 		kept += (float64(heapAfterGC()) - float64(h0)) / float64(n)
+		writeHeapProfile(b)
 		r.stop()
 		s.srv.CloseClientConnections()
 	}
@@ -77,4 +82,22 @@ func benchRealSync(b *testing.B, s *realServer, im realImpl, codec, mode string,
 	b.ReportMetric(cpuMS/k, "cpu-ms")
 	b.ReportMetric(peak/k, "peak-B/pod")
 	b.ReportMetric(kept/k, "kept-B/pod")
+}
+
+// writeHeapProfile writes a heap profile (what is live now, and what was
+// allocated so far) to $FANOUT_REAL_HEAPPROFILE/<benchmark name>.pprof
+// when that variable names a directory: the profiles behind the figures.
+func writeHeapProfile(b *testing.B) {
+	dir := os.Getenv("FANOUT_REAL_HEAPPROFILE")
+	if dir == "" {
+		return
+	}
+	f, err := os.Create(filepath.Join(dir, strings.ReplaceAll(b.Name(), "/", "_")+".pprof"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		b.Fatal(err)
+	}
 }
