@@ -56,6 +56,8 @@ type realResource struct {
 	items   []realItem
 	watches map[*realWatch]struct{}
 	opened  int
+	// requests are the arrival times of the list and watch requests.
+	requests []time.Time
 }
 
 // realItem is one object, encoded.
@@ -185,6 +187,19 @@ func (s *realServer) openWatches(gv schema.GroupVersion, resource string) (open,
 	return len(r.watches), r.opened
 }
 
+// firstRequestAfter returns when the first list or watch request of
+// resource after t arrived (the zero time if none did).
+func (s *realServer) firstRequestAfter(gv schema.GroupVersion, resource string, t time.Time) time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, at := range s.res[resourcePath(gv, resource)].requests {
+		if at.After(t) {
+			return at
+		}
+	}
+	return time.Time{}
+}
+
 // config returns a REST config for the server: protobuf (preferred, as
 // kube-controller-manager) or JSON (client-go's default), no client-side
 // rate limit (the server answers every page at once).
@@ -209,6 +224,9 @@ func (s *realServer) clientset(tb testing.TB, codec string) *kubernetes.Clientse
 func (s *realServer) serve(w http.ResponseWriter, req *http.Request) {
 	s.mu.Lock()
 	r := s.res[req.URL.Path]
+	if r != nil {
+		r.requests = append(r.requests, time.Now())
+	}
 	s.mu.Unlock()
 	if r == nil {
 		http.NotFound(w, req)
