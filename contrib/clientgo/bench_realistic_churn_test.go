@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -90,7 +89,7 @@ func benchRealChurn(b *testing.B, s *realServer, im realImpl, n, handlers int, e
 		m0, b0 := allocCounters()
 		c0 := cpuTime()
 		b.StartTimer()
-		sendPaced(s, "pods", evs, rate, sent)
+		sendPaced(rate, sent, func(k int) { s.send(podsGV, "pods", evs[k]) })
 		for _, h := range hs {
 			waitClosed(b, "updates", h.updatesDone)
 		}
@@ -115,16 +114,16 @@ func benchRealChurn(b *testing.B, s *realServer, im realImpl, n, handlers int, e
 	b.ReportMetric(p99/k, "lag-p99-ms")
 }
 
-// sendPaced sends evs of the Pod resource at rate per second (in bursts
-// of what is due, checked every 200µs), recording each send time.
-func sendPaced(s *realServer, resource string, evs []*realEvent, rate int, sent []atomic.Int64) {
+// sendPaced calls send(k) for k below len(sent) at rate per second (in
+// bursts of what is due, checked every 200µs), recording each send time.
+func sendPaced(rate int, sent []atomic.Int64, send func(k int)) {
 	t0 := time.Now()
-	for k, ev := range evs {
+	for k := range sent {
 		due := t0.Add(time.Duration(k) * time.Second / time.Duration(rate))
 		for time.Now().Before(due) {
 			time.Sleep(200 * time.Microsecond)
 		}
 		sent[k].Store(time.Now().UnixNano())
-		s.send(corev1.SchemeGroupVersion, resource, ev)
+		send(k)
 	}
 }
