@@ -82,5 +82,5 @@ done
 if [ -s "$out/real.txt" ]; then
   echo
   echo "== benchstat real (raw: $out/real.txt)"
-  go tool benchstat -col '/impl@(clientgo clientgo-nomf fanout fanout-lean)' "$out/real.txt" || true
+  go tool benchstat -col '/impl@(clientgo clientgo-nomf fanout fanout-inorder fanout-watchlist fanout-lean)' "$out/real.txt" || true
 fi

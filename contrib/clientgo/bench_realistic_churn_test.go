@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// BenchmarkRealChurn syncs a Pod informer (protobuf, watch-list) over N
+// BenchmarkRealChurn syncs a Pod informer (protobuf, each library's default) over N
 // cached Pods (FANOUT_REAL_PODS, default 100k) with 1, 10 or 100 handlers,
 // then sends FANOUT_REAL_CHURN (default 10000) status updates of random
 // Pods at FANOUT_REAL_RATE per second (default 2000), each a full encoded
@@ -62,13 +62,14 @@ func churnEvents(s *realServer, n, count int) []*realEvent {
 }
 
 func benchRealChurn(b *testing.B, s *realServer, im realImpl, n, handlers int, evs []*realEvent, rate int) {
+	im.setup(b)
 	var cpu time.Duration
 	var mallocs, bytes uint64
 	var p50, p99 float64
 	b.StopTimer()
 	for range b.N {
 		cs := s.clientset(b, "proto")
-		inf := im.make(podListWatch(cs, "watchlist"), podObject)
+		inf := im.make(podListWatch(cs, "default"), podObject)
 		sent := make([]atomic.Int64, len(evs))
 		hs := make([]*realHandler, handlers)
 		for i := range hs {

@@ -147,6 +147,7 @@ func BenchmarkRealControllerManager(b *testing.B) {
 }
 
 func benchRealCM(b *testing.B, s *realServer, im realImpl, counts, perResource []int, evs []cmEvent, idle time.Duration) {
+	im.setup(b)
 	var goroutines, heapMB, idleCPU, churnCPU, churnAllocs, p99 float64
 	b.StopTimer()
 	for range b.N {

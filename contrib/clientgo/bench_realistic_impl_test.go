@@ -32,6 +32,10 @@ import (
 //   - clientgo-nomf: client-go with the transform many controllers set by
 //     hand, dropping managedFields (for the opt-in comparison).
 //   - fanout: fanout's defaults.
+//   - fanout-inorder: fanout with RealFIFO (InOrder), client-go's queue.
+//   - fanout-watchlist: fanout with its WatchListClient gate on
+//     (KUBE_FEATURE_WatchListClient=true): client-go's default, off in
+//     fanout's.
 //   - fanout-lean: fanout with its opt-in memory options: the
 //     informer.DropFields transform (managedFields) and string interning.
 //
@@ -77,12 +81,21 @@ func (i foRealInformer) add(h eventHandler) (func() bool, error) {
 type realImpl struct {
 	name string
 	make func(lw cache.ListerWatcher, obj kruntime.Object) realInformer
+	// env is set (b.Setenv) while the implementation runs.
+	env map[string]string
+}
+
+// setup applies im's environment for the benchmark b.
+func (im realImpl) setup(b *testing.B) {
+	for k, v := range im.env {
+		b.Setenv(k, v)
+	}
 }
 
 var allRealImpls = []realImpl{
 	{"clientgo", func(lw cache.ListerWatcher, obj kruntime.Object) realInformer {
 		return cgRealInformer{cache.NewSharedIndexInformer(lw, obj, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})}
-	}},
+	}, nil},
 	{"clientgo-nomf", func(lw cache.ListerWatcher, obj kruntime.Object) realInformer {
 		i := cache.NewSharedIndexInformer(lw, obj, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 		_ = i.SetTransform(func(o any) (any, error) {
@@ -92,15 +105,24 @@ var allRealImpls = []realImpl{
 			return o, nil
 		})
 		return cgRealInformer{i}
-	}},
+	}, nil},
 	{"fanout", func(lw cache.ListerWatcher, obj kruntime.Object) realInformer {
 		return foRealInformer{informer.NewSharedIndexInformer(lw, obj, 0, informer.Indexers{informer.NamespaceIndex: informer.MetaNamespaceIndexFunc})}
-	}},
+	}, nil},
+	{"fanout-inorder", func(lw cache.ListerWatcher, obj kruntime.Object) realInformer {
+		return foRealInformer{informer.NewSharedIndexInformerWithOptions(lw, obj, informer.SharedIndexInformerOptions{
+			Indexers: informer.Indexers{informer.NamespaceIndex: informer.MetaNamespaceIndexFunc},
+			InOrder:  true,
+		})}
+	}, nil},
+	{"fanout-watchlist", func(lw cache.ListerWatcher, obj kruntime.Object) realInformer {
+		return foRealInformer{informer.NewSharedIndexInformer(lw, obj, 0, informer.Indexers{informer.NamespaceIndex: informer.MetaNamespaceIndexFunc})}
+	}, map[string]string{"KUBE_FEATURE_WatchListClient": "true"}},
 	{"fanout-lean", func(lw cache.ListerWatcher, obj kruntime.Object) realInformer {
 		i := informer.NewSharedIndexInformer(lw, obj, 0, informer.Indexers{informer.NamespaceIndex: informer.MetaNamespaceIndexFunc})
 		_ = i.SetTransform(leanTransform())
 		return foRealInformer{i}
-	}},
+	}, nil},
 }
 
 // realImpls returns the implementations FANOUT_REAL_IMPLS selects, or
@@ -159,7 +181,9 @@ type listOnly struct{ *cache.ListWatch }
 func (listOnly) IsWatchListSemanticsUnSupported() bool { return true }
 
 // podListWatch is the Pod ListWatch of a clientset; mode "list" turns
-// watch-list off, "watchlist" leaves both libraries' default (on).
+// watch-list off, "default" leaves each library's default (client-go
+// streams by watch-list, fanout lists unless its WatchListClient gate is
+// on).
 func podListWatch(cs kubernetes.Interface, mode string) cache.ListerWatcher {
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (kruntime.Object, error) {

@@ -10,7 +10,8 @@ import (
 // (FANOUT_REAL_PODS, default 100k) with one handler, then ends its watch
 // with a 410 Expired ERROR event: the reflector lists again (mode=list:
 // one unpaged list at its last resource version, served as from the
-// watch cache) or streams again (mode=watchlist) while the old cache is
+// watch cache) or does what its default does (mode=default: client-go
+// streams by watch-list, fanout lists unless fanout-watchlist) while the old cache is
 // still held, and the informer replaces its contents (an update per Pod).
 // Metrics:
 //
@@ -25,8 +26,8 @@ func BenchmarkRealRelist(b *testing.B) {
 	quietLogs(b)
 	for _, n := range realPodCounts(b, 100_000) {
 		s := newPodServer(b, realPods(1, n))
-		for _, mode := range []string{"list", "watchlist"} {
-			for _, im := range realImpls("clientgo", "fanout") {
+		for _, mode := range []string{"list", "default"} {
+			for _, im := range realImpls("clientgo", "fanout", "fanout-watchlist") {
 				b.Run(fmt.Sprintf("pods=%s/mode=%s/impl=%s", kName(n), mode, im.name), func(b *testing.B) {
 					benchRealRelist(b, s, im, n, mode)
 				})
@@ -36,6 +37,7 @@ func BenchmarkRealRelist(b *testing.B) {
 }
 
 func benchRealRelist(b *testing.B, s *realServer, im realImpl, n int, mode string) {
+	im.setup(b)
 	var relistMS, waitMS, cpuMS, peak float64
 	b.StopTimer()
 	for range b.N {
@@ -64,6 +66,7 @@ func benchRealRelist(b *testing.B, s *realServer, im realImpl, n int, mode strin
 		waitMS += float64(req.Sub(t0).Microseconds()) / 1e3
 		cpuMS += float64((cpuTime() - c0).Microseconds()) / 1e3
 		peak += (float64(hp.end()) - float64(h0)) / float64(n)
+		writeHeapProfile(b)
 		r.stop()
 		s.srv.CloseClientConnections()
 	}

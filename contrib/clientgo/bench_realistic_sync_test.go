@@ -14,8 +14,9 @@ import (
 // registered before Run, over the realistic server holding N generated
 // Pods (FANOUT_REAL_PODS, default 10k and 100k), through a client-go
 // clientset speaking protobuf (and JSON at the smallest size), by a paged
-// list and watch (mode=list, 500 per page) or by watch-list streaming
-// (mode=watchlist, both libraries' default). One iteration is one sync
+// list and watch (mode=list, 500 per page) or each library's default
+// (mode=default: client-go streams by watch-list, fanout lists; the
+// fanout-watchlist column turns fanout's watch-list gate on). One iteration is one sync
 // (run with -benchtime=1x). Metrics:
 //
 //   - sync-ms: from Run to the informer's HasSynced (polled every 100µs).
@@ -36,8 +37,8 @@ func BenchmarkRealInitialSync(b *testing.B) {
 			codecs = append(codecs, "json")
 		}
 		for _, codec := range codecs {
-			for _, mode := range []string{"list", "watchlist"} {
-				for _, im := range realImpls("clientgo", "clientgo-nomf", "fanout", "fanout-lean") {
+			for _, mode := range []string{"list", "default"} {
+				for _, im := range realImpls("clientgo", "clientgo-nomf", "fanout", "fanout-watchlist", "fanout-lean") {
 					b.Run(fmt.Sprintf("pods=%s/codec=%s/mode=%s/impl=%s", kName(n), codec, mode, im.name), func(b *testing.B) {
 						benchRealSync(b, s, im, codec, mode, n)
 					})
@@ -49,6 +50,7 @@ func BenchmarkRealInitialSync(b *testing.B) {
 }
 
 func benchRealSync(b *testing.B, s *realServer, im realImpl, codec, mode string, n int) {
+	im.setup(b)
 	var syncMS, deliverMS, cpuMS, peak, kept float64
 	b.StopTimer()
 	for range b.N {
