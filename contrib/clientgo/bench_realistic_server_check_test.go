@@ -13,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/utils/ptr"
 )
 
 // realPods returns n generated Pods at resourceVersion 1, as objects.
@@ -92,7 +91,7 @@ func TestRealServerProtocol(t *testing.T) {
 			require.Equal(t, watch.Error, ev.Type)
 			require.True(t, apierrors.IsResourceExpired(apierrors.FromObject(ev.Object)))
 
-			wl, err := cs.CoreV1().Pods("").Watch(ctx, metav1.ListOptions{AllowWatchBookmarks: true, SendInitialEvents: ptr.To(true), ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan})
+			wl, err := cs.CoreV1().Pods("").Watch(ctx, metav1.ListOptions{AllowWatchBookmarks: true, SendInitialEvents: ptrTo(true), ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan})
 			require.NoError(t, err)
 			defer wl.Stop()
 			for i := range pods {
