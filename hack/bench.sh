@@ -13,21 +13,38 @@
 #                    handler, initial list, upstream; one iteration each);
 #                    default 5.
 #   BENCH_OUT        directory for raw results (default: a temp dir).
-#   BENCH_CHEAP, BENCH_SCENARIOS override the -bench regexps of the two sets.
+#   BENCH_CHEAP, BENCH_SCENARIOS, BENCH_REAL override the -bench regexps of
+#                    the three sets.
 #   FANOUT_BENCH_IMPLS comma-separated informer implementations to run
 #                    (clientgo,fanout,fanout-classic,fanout-inorder,
 #                    fanout-inorder-classic; default all).
+#   BENCH_REAL_COUNT passes of the real-object scenarios (round two:
+#                    BenchmarkReal*, a clientset against a realistic
+#                    server; one iteration each); default 3, 0 skips them.
+#                    FANOUT_REAL_* variables size them (see
+#                    contrib/clientgo/bench_realistic_*_test.go).
+#   BENCH_QUICK=1    a quick run (under 3 minutes on a quiet machine): one
+#                    pass of everything, clientgo and fanout only, real
+#                    scenarios at 10k Pods and 2k churn events.
 #
 # Load averages are printed before every pass and kept in $BENCH_OUT/load.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${1:-6}
 heavy=${BENCH_HEAVY_COUNT:-5}
+real=${BENCH_REAL_COUNT:-3}
+if [ "${BENCH_QUICK:-}" = 1 ]; then
+  count=1 heavy=1 real=1
+  export FANOUT_BENCH_IMPLS=${FANOUT_BENCH_IMPLS:-clientgo,fanout}
+  export FANOUT_REAL_PODS=${FANOUT_REAL_PODS:-10000} FANOUT_REAL_CHURN=${FANOUT_REAL_CHURN:-2000}
+  export FANOUT_REAL_CM_PODS=${FANOUT_REAL_CM_PODS:-2000} FANOUT_REAL_CM_CHURN=${FANOUT_REAL_CM_CHURN:-2000} FANOUT_REAL_IDLE_MS=${FANOUT_REAL_IDLE_MS:-1000}
+fi
 out=${BENCH_OUT:-$(mktemp -d)}
 mkdir -p "$out"
 : >"$out/cheap.txt"
 : >"$out/heavy.txt"
 : >"$out/load.txt"
+: >"$out/real.txt"
 
 echo "== building test binaries into $out"
 go test -c -o "$out/ring.test" ./ringbuffer/
@@ -47,6 +64,11 @@ for i in $(seq "$heavy"); do
   load "scenario pass $i/$heavy"
   (cd contrib/clientgo && "$out/clientgo.test" -test.run='^$' -test.bench="$scenarios" -test.benchtime=1x -test.count=1 -test.timeout=30m) | tee -a "$out/heavy.txt"
 done
+realbench=${BENCH_REAL:-'^BenchmarkReal(InitialSync|Churn|Relist|ControllerManager)$'}
+for i in $(seq "$real"); do
+  load "real-object pass $i/$real"
+  (cd contrib/clientgo && "$out/clientgo.test" -test.run='^$' -test.bench="$realbench" -test.benchtime=1x -test.count=1 -test.timeout=60m) | tee -a "$out/real.txt"
+done
 load "done"
 
 # client-go first: every other column is compared with it.
@@ -57,3 +79,8 @@ for f in cheap heavy; do
   echo "== benchstat $f (raw: $out/$f.txt)"
   go tool benchstat -col "$cols" "$out/$f.txt" || true
 done
+if [ -s "$out/real.txt" ]; then
+  echo
+  echo "== benchstat real (raw: $out/real.txt)"
+  go tool benchstat -col '/impl@(clientgo clientgo-nomf fanout fanout-inorder fanout-watchlist fanout-lean)' "$out/real.txt" || true
+fi
