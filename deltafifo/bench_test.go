@@ -9,8 +9,8 @@ import (
 )
 
 // benchList returns n ConfigMaps in namespace "bench", named cm-<i>.
-func benchList(n int) []interface{} {
-	out := make([]interface{}, n)
+func benchList(n int) []any {
+	out := make([]any, n)
 	for i := range out {
 		out[i] = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
 			Namespace: "bench", Name: fmt.Sprintf("cm-%06d", i), ResourceVersion: "1",
@@ -23,14 +23,14 @@ func benchList(n int) []interface{} {
 // store is before its first list.
 type emptyKnown struct{}
 
-func (emptyKnown) ListKeys() []string                         { return nil }
-func (emptyKnown) GetByKey(string) (interface{}, bool, error) { return nil, false, nil }
+func (emptyKnown) ListKeys() []string                 { return nil }
+func (emptyKnown) GetByKey(string) (any, bool, error) { return nil, false, nil }
 
 // BenchmarkDeltaFIFOReplacePop measures an initial list: one Replace of
 // 100k objects into an empty queue, then a Pop of every key.
 func BenchmarkDeltaFIFOReplacePop(b *testing.B) {
 	list := benchList(100_000)
-	noop := func(interface{}, bool) error { return nil }
+	noop := func(any, bool) error { return nil }
 	b.ReportAllocs()
 	for b.Loop() {
 		f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{KnownObjects: emptyKnown{}, EmitDeltaTypeReplaced: true})
@@ -53,7 +53,7 @@ func BenchmarkDeltaFIFOReplacePop(b *testing.B) {
 // Update and one Pop per iteration, with depth keys queued.
 func BenchmarkDeltaFIFOUpdatePop(b *testing.B) {
 	list := benchList(4096)
-	noop := func(interface{}, bool) error { return nil }
+	noop := func(any, bool) error { return nil }
 	for _, depth := range []int{0, 100} {
 		b.Run(fmt.Sprintf("depth=%d", depth), func(b *testing.B) {
 			f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{KnownObjects: emptyKnown{}, EmitDeltaTypeReplaced: true})

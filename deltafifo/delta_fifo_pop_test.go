@@ -22,7 +22,7 @@ func recordPops(t *testing.T, f *DeltaFIFO, n int) []popRecord {
 	t.Helper()
 	var out []popRecord
 	for range n {
-		_, err := f.Pop(func(obj interface{}, initial bool) error {
+		_, err := f.Pop(func(obj any, initial bool) error {
 			key, err := f.KeyOf(obj)
 			require.NoError(t, err)
 			out = append(out, popRecord{key, initial, f.sync.hasSynced()})
@@ -127,7 +127,7 @@ func TestDeltaFIFOPopErrorDropsItem(t *testing.T) {
 	require.NoError(t, f.Add(o("a", 1)))
 	require.NoError(t, f.Add(o("b", 1)))
 	boom := errors.New("boom")
-	item, err := f.Pop(func(interface{}, bool) error { return boom })
+	item, err := f.Pop(func(any, bool) error { return boom })
 	require.ErrorIs(t, err, boom)
 	require.Equal(t, Deltas{{Added, o("a", 1)}}, item)
 	require.Equal(t, []string{"b"}, f.ListKeys())
@@ -136,7 +136,7 @@ func TestDeltaFIFOPopErrorDropsItem(t *testing.T) {
 func TestDeltaFIFOProcessRunsUnderLock(t *testing.T) {
 	f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{KeyFunction: tkey})
 	require.NoError(t, f.Add(o("a", 1)))
-	_, err := f.Pop(func(interface{}, bool) error {
+	_, err := f.Pop(func(any, bool) error {
 		if f.mu.TryLock() {
 			f.mu.Unlock()
 			return errors.New("the queue lock was free during process")
@@ -149,9 +149,9 @@ func TestDeltaFIFOProcessRunsUnderLock(t *testing.T) {
 func TestDeltaFIFOPopBlocksUntilAdd(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{KeyFunction: tkey})
-		got := make(chan interface{}, 1)
+		got := make(chan any, 1)
 		go func() {
-			item, _ := f.Pop(func(interface{}, bool) error { return nil })
+			item, _ := f.Pop(func(any, bool) error { return nil })
 			got <- item
 		}()
 		synctest.Wait()
@@ -168,7 +168,7 @@ func TestDeltaFIFOClose(t *testing.T) {
 			f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{KeyFunction: tkey})
 			errc := make(chan error, 1)
 			go func() {
-				_, err := f.Pop(func(interface{}, bool) error {
+				_, err := f.Pop(func(any, bool) error {
 					t.Error("process called on a closed, empty queue")
 					return nil
 				})
@@ -189,7 +189,7 @@ func TestDeltaFIFOClose(t *testing.T) {
 		require.True(t, f.IsClosed())
 		require.NoError(t, f.Add(o("b", 1)), "producers keep working after Close")
 		require.Equal(t, []Deltas{{{Added, o("a", 1)}}, {{Added, o("b", 1)}}}, popAll(t, f))
-		item, err := f.Pop(func(interface{}, bool) error { return nil })
+		item, err := f.Pop(func(any, bool) error { return nil })
 		require.Nil(t, item)
 		require.ErrorIs(t, err, ErrFIFOClosed)
 		require.EqualError(t, err, "DeltaFIFO: manipulating with closed queue")

@@ -10,7 +10,7 @@ import (
 // popKey pops one item and returns its key.
 func popKey(t *testing.T, f *DeltaFIFO) string {
 	t.Helper()
-	item, err := f.Pop(func(interface{}, bool) error { return nil })
+	item, err := f.Pop(func(any, bool) error { return nil })
 	require.NoError(t, err)
 	key, err := f.KeyOf(item)
 	require.NoError(t, err)
@@ -50,7 +50,7 @@ func TestDeltaFIFOQueueShrinksAfterLargeDrain(t *testing.T) {
 	}{{n: shrinkAbove + 1, wantDrop: true}, {n: 100, wantDrop: false}} {
 		t.Run(fmt.Sprint(tc.n), func(t *testing.T) {
 			f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{KeyFunction: tkey})
-			list := make([]interface{}, tc.n)
+			list := make([]any, tc.n)
 			for i := range list {
 				list[i] = o(fmt.Sprintf("k%05d", i), i)
 			}
@@ -81,7 +81,7 @@ func TestDeltaFIFOPopKeyed(t *testing.T) {
 	build := func() *DeltaFIFO {
 		f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{KeyFunction: tkey, KnownObjects: knownOf(o("gone", 1)), EmitDeltaTypeReplaced: true})
 		require.NoError(t, f.Add(o("queued", 1)))
-		require.NoError(t, f.Replace([]interface{}{o("a", 1), o("b", 1)}, "1"))
+		require.NoError(t, f.Replace([]any{o("a", 1), o("b", 1)}, "1"))
 		require.NoError(t, f.Update(o("a", 2)))
 		require.NoError(t, f.Delete(o("b", 2)))
 		return f
@@ -94,7 +94,7 @@ func TestDeltaFIFOPopKeyed(t *testing.T) {
 	plain, keyed := build(), build()
 	var want, got []rec
 	for plain.Len() > 0 {
-		_, err := plain.Pop(func(obj interface{}, initial bool) error {
+		_, err := plain.Pop(func(obj any, initial bool) error {
 			key, err := plain.KeyOf(obj)
 			require.NoError(t, err)
 			want = append(want, rec{key, obj.(Deltas), initial})
@@ -126,7 +126,7 @@ func TestDeltaFIFOPopKeyed(t *testing.T) {
 func TestDeltaFIFOQueueStaleIndexKeys(t *testing.T) {
 	f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{KeyFunction: tkey})
 	n := 5*shrinkAbove/4 + 10
-	list := make([]interface{}, n)
+	list := make([]any, n)
 	for i := range list {
 		list[i] = o(fmt.Sprintf("k%05d", i), i)
 	}
@@ -172,7 +172,7 @@ func TestDeltaFIFOQueueStaleIndexKeys(t *testing.T) {
 // alone.
 func TestDeltaFIFOQueueChunkedDeltasAreIndependent(t *testing.T) {
 	f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{KeyFunction: tkey, EmitDeltaTypeReplaced: true})
-	list := make([]interface{}, 100)
+	list := make([]any, 100)
 	for i := range list {
 		list[i] = o(fmt.Sprintf("k%03d", i), i)
 	}

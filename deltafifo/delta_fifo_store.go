@@ -9,7 +9,7 @@ import "fmt"
 // AddIfNotPresent queues obj, which must be a Deltas (as Pop returns),
 // unless something is already queued for its key; it is how a consumer
 // puts back what it popped. It counts as a first write for HasSynced.
-func (f *DeltaFIFO) AddIfNotPresent(obj interface{}) error {
+func (f *DeltaFIFO) AddIfNotPresent(obj any) error {
 	deltas, ok := obj.(Deltas)
 	if !ok {
 		return fmt.Errorf("object must be of type deltas, but got: %#v", obj)
@@ -37,10 +37,10 @@ func (f *DeltaFIFO) addIfNotPresentLocked(key string, deltas Deltas) {
 }
 
 // List returns the newest object of every queued key, in queue order.
-func (f *DeltaFIFO) List() []interface{} {
+func (f *DeltaFIFO) List() []any {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	list := make([]interface{}, 0, len(f.queue)-f.head)
+	list := make([]any, 0, len(f.queue)-f.head)
 	for _, e := range f.queue[f.head:] {
 		list = append(list, e.deltas.Newest().Object)
 	}
@@ -48,7 +48,7 @@ func (f *DeltaFIFO) List() []interface{} {
 }
 
 // Get returns a copy of the Deltas queued for obj's key (see GetByKey).
-func (f *DeltaFIFO) Get(obj interface{}) (item interface{}, exists bool, err error) {
+func (f *DeltaFIFO) Get(obj any) (item any, exists bool, err error) {
 	key, err := f.KeyOf(obj)
 	if err != nil {
 		return nil, false, KeyError{Obj: obj, Err: err}

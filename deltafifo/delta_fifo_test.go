@@ -12,10 +12,10 @@ type dstep func(f *DeltaFIFO) error
 
 func dAdd(obj tobj) dstep    { return func(f *DeltaFIFO) error { return f.Add(obj) } }
 func dUpdate(obj tobj) dstep { return func(f *DeltaFIFO) error { return f.Update(obj) } }
-func dDelete(obj interface{}) dstep {
+func dDelete(obj any) dstep {
 	return func(f *DeltaFIFO) error { return f.Delete(obj) }
 }
-func dReplace(objs ...interface{}) dstep {
+func dReplace(objs ...any) dstep {
 	return func(f *DeltaFIFO) error { return f.Replace(objs, "rv") }
 }
 func dResync() dstep { return func(f *DeltaFIFO) error { return f.Resync() } }
@@ -54,7 +54,7 @@ func TestDeltaFIFOQueueRules(t *testing.T) {
 		want:  []Deltas{{{Deleted, o("a", 1)}}},
 	}, {
 		name:  "delete is queued when known objects fails the lookup",
-		known: &known{objs: map[string]interface{}{}, failing: []string{"a"}},
+		known: &known{objs: map[string]any{}, failing: []string{"a"}},
 		steps: []dstep{dDelete(o("a", 1))},
 		want:  []Deltas{{{Deleted, o("a", 1)}}},
 	}, {
@@ -97,7 +97,7 @@ func TestDeltaFIFOQueueRules(t *testing.T) {
 		want:  []Deltas{{tomb("a", o("a", 5))}},
 	}, {
 		name:  "known keys that cannot be read get a tombstone without object",
-		known: &known{objs: map[string]interface{}{}, missing: []string{"m"}, failing: []string{"f"}},
+		known: &known{objs: map[string]any{}, missing: []string{"m"}, failing: []string{"f"}},
 		steps: []dstep{dReplace()},
 		want:  []Deltas{{tomb("f", nil)}, {tomb("m", nil)}},
 	}, {
@@ -112,7 +112,7 @@ func TestDeltaFIFOQueueRules(t *testing.T) {
 		want:  []Deltas{{{Updated, o("b", 1)}}, {{Sync, o("a", 0)}}},
 	}, {
 		name:  "resync skips keys it cannot read",
-		known: &known{objs: map[string]interface{}{"a": o("a", 0)}, missing: []string{"m"}, failing: []string{"f"}},
+		known: &known{objs: map[string]any{"a": o("a", 0)}, missing: []string{"m"}, failing: []string{"f"}},
 		steps: []dstep{dResync()},
 		want:  []Deltas{{{Sync, o("a", 0)}}},
 	}, {
@@ -139,9 +139,9 @@ func TestDeltaFIFOTransformer(t *testing.T) {
 	tr := &countingTransform{}
 	k := knownOf(o("k", 0))
 	f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{KeyFunction: tkey, KnownObjects: k, Transformer: tr.fn})
-	require.NoError(t, f.Add(o("a", 1)))                        // transformed
-	require.NoError(t, f.Replace(nil, ""))                      // tombstones for a and k: not transformed
-	require.NoError(t, f.Replace([]interface{}{o("b", 1)}, "")) // Sync, but transformed
+	require.NoError(t, f.Add(o("a", 1)))                // transformed
+	require.NoError(t, f.Replace(nil, ""))              // tombstones for a and k: not transformed
+	require.NoError(t, f.Replace([]any{o("b", 1)}, "")) // Sync, but transformed
 	require.Equal(t, 2, tr.calls)
 	got := popAll(t, f)
 	require.Equal(t, []Deltas{
@@ -158,7 +158,7 @@ func TestDeltaFIFOTransformer(t *testing.T) {
 
 	// A refusal is returned as it is by Add and wrapped by Replace.
 	require.ErrorIs(t, f.Add(o("refuse", 1)), errTransform)
-	err := f.Replace([]interface{}{o("refuse", 1)}, "")
+	err := f.Replace([]any{o("refuse", 1)}, "")
 	require.EqualError(t, err, "couldn't enqueue object: transform refused")
 }
 
@@ -169,7 +169,7 @@ func TestDeltaFIFOKeyErrors(t *testing.T) {
 		"Add":     f.Add(bad),
 		"Update":  f.Update(bad),
 		"Delete":  f.Delete(bad),
-		"Replace": f.Replace([]interface{}{o("a", 1), bad}, ""),
+		"Replace": f.Replace([]any{o("a", 1), bad}, ""),
 	} {
 		var ke KeyError
 		require.True(t, errors.As(err, &ke), "%s: %v is not a KeyError", name, err)
@@ -185,7 +185,7 @@ func TestDeltaFIFOKeyOf(t *testing.T) {
 	f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{KeyFunction: tkey})
 	cases := []struct {
 		name string
-		obj  interface{}
+		obj  any
 		want string
 	}{
 		{"object", o("a", 1), "a"},

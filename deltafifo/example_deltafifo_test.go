@@ -9,14 +9,14 @@ import (
 // A DeltaFIFO queues each key once, with every change made to it since it
 // was last popped.
 func ExampleDeltaFIFO() {
-	keyOf := func(obj interface{}) (string, error) { return obj.(string)[:1], nil }
+	keyOf := func(obj any) (string, error) { return obj.(string)[:1], nil }
 	f := deltafifo.NewDeltaFIFOWithOptions(deltafifo.DeltaFIFOOptions{KeyFunction: keyOf})
 	_ = f.Add("a1")
 	_ = f.Add("b1")
 	_ = f.Update("a2")
 	fmt.Println(f.Len())
 	for f.Len() > 0 {
-		_, _ = f.Pop(func(obj interface{}, _ bool) error {
+		_, _ = f.Pop(func(obj any, _ bool) error {
 			for _, d := range obj.(deltafifo.Deltas) {
 				fmt.Println(d.Type, d.Object)
 			}
@@ -32,7 +32,7 @@ func ExampleDeltaFIFO() {
 
 // A RealFIFO keeps every change as its own item, in order.
 func ExampleRealFIFO() {
-	keyOf := func(obj interface{}) (string, error) { return obj.(string)[:1], nil }
+	keyOf := func(obj any) (string, error) { return obj.(string)[:1], nil }
 	f := deltafifo.NewRealFIFOWithOptions(deltafifo.RealFIFOOptions{KeyFunction: keyOf, KnownObjects: emptyStore{}})
 	_ = f.Add("a1")
 	_ = f.Add("b1")
@@ -44,5 +44,5 @@ func ExampleRealFIFO() {
 // emptyStore is a KeyListerGetter with nothing in it.
 type emptyStore struct{}
 
-func (emptyStore) ListKeys() []string                         { return nil }
-func (emptyStore) GetByKey(string) (interface{}, bool, error) { return nil, false, nil }
+func (emptyStore) ListKeys() []string                 { return nil }
+func (emptyStore) GetByKey(string) (any, bool, error) { return nil, false, nil }

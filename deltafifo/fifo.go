@@ -20,8 +20,8 @@ type FIFO struct {
 
 	mu     sync.Mutex // guards the fields below; cond.L is &mu
 	cond   sync.Cond
-	items  map[string]interface{} // the latest object of every key in queue, unless deleted
-	queue  []string               // keys in pop order, each at most once
+	items  map[string]any // the latest object of every key in queue, unless deleted
+	queue  []string       // keys in pop order, each at most once
 	sync   initialSync
 	closed bool
 	lastRV string // of the last Replace or Bookmark
@@ -36,7 +36,7 @@ var (
 func NewFIFO(keyFunc KeyFunc) *FIFO {
 	f := &FIFO{
 		keyFunc: keyFunc,
-		items:   map[string]interface{}{},
+		items:   map[string]any{},
 		sync:    newInitialSync(),
 	}
 	f.cond.L = &f.mu
@@ -44,7 +44,7 @@ func NewFIFO(keyFunc KeyFunc) *FIFO {
 }
 
 // keyOf returns obj's key, or the key function's error as a KeyError.
-func (f *FIFO) keyOf(obj interface{}) (string, error) {
+func (f *FIFO) keyOf(obj any) (string, error) {
 	key, err := f.keyFunc(obj)
 	if err != nil {
 		return "", KeyError{Obj: obj, Err: err}
@@ -88,7 +88,7 @@ func (f *FIFO) IsClosed() bool {
 
 // Add stores obj under its key; a key not yet queued goes to the end of
 // the queue.
-func (f *FIFO) Add(obj interface{}) error {
+func (f *FIFO) Add(obj any) error {
 	key, err := f.keyOf(obj)
 	if err != nil {
 		return err
@@ -105,11 +105,11 @@ func (f *FIFO) Add(obj interface{}) error {
 }
 
 // Update is Add.
-func (f *FIFO) Update(obj interface{}) error { return f.Add(obj) }
+func (f *FIFO) Update(obj any) error { return f.Add(obj) }
 
 // Delete drops the object stored under obj's key, so that Pop skips it.
 // Deleting a key that holds nothing is not an error.
-func (f *FIFO) Delete(obj interface{}) error {
+func (f *FIFO) Delete(obj any) error {
 	key, err := f.keyOf(obj)
 	if err != nil {
 		return err
@@ -123,7 +123,7 @@ func (f *FIFO) Delete(obj interface{}) error {
 
 // AddIfNotPresent stores obj unless its key already holds an object. It is
 // client-go's FIFO API up to v0.32, kept for programs written against it.
-func (f *FIFO) AddIfNotPresent(obj interface{}) error {
+func (f *FIFO) AddIfNotPresent(obj any) error {
 	key, err := f.keyOf(obj)
 	if err != nil {
 		return err
@@ -135,7 +135,7 @@ func (f *FIFO) AddIfNotPresent(obj interface{}) error {
 }
 
 // addIfNotPresentLocked queues obj under key unless key holds an object.
-func (f *FIFO) addIfNotPresentLocked(key string, obj interface{}) {
+func (f *FIFO) addIfNotPresentLocked(key string, obj any) {
 	f.sync.populate(0)
 	if _, queued := f.items[key]; queued {
 		return
@@ -147,10 +147,10 @@ func (f *FIFO) addIfNotPresentLocked(key string, obj interface{}) {
 
 // List returns the stored objects in no particular order (client-go v0.32
 // API).
-func (f *FIFO) List() []interface{} {
+func (f *FIFO) List() []any {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	list := make([]interface{}, 0, len(f.items))
+	list := make([]any, 0, len(f.items))
 	for _, obj := range f.items {
 		list = append(list, obj)
 	}
@@ -170,7 +170,7 @@ func (f *FIFO) ListKeys() []string {
 }
 
 // Get returns the object stored under obj's key (client-go v0.32 API).
-func (f *FIFO) Get(obj interface{}) (item interface{}, exists bool, err error) {
+func (f *FIFO) Get(obj any) (item any, exists bool, err error) {
 	key, err := f.keyOf(obj)
 	if err != nil {
 		return nil, false, err
@@ -180,7 +180,7 @@ func (f *FIFO) Get(obj interface{}) (item interface{}, exists bool, err error) {
 
 // GetByKey returns the object stored under key; the error is always nil
 // (client-go v0.32 API).
-func (f *FIFO) GetByKey(key string) (item interface{}, exists bool, err error) {
+func (f *FIFO) GetByKey(key string) (item any, exists bool, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	item, exists = f.items[key]
@@ -193,7 +193,7 @@ func (f *FIFO) GetByKey(key string) (item interface{}, exists bool, err error) {
 // returns the object and process's error; an ErrRequeue puts the object
 // back unless its key was queued again meanwhile, and Pop returns its Err.
 // Once the FIFO is closed and empty, Pop returns ErrFIFOClosed.
-func (f *FIFO) Pop(process PopProcessFunc) (interface{}, error) {
+func (f *FIFO) Pop(process PopProcessFunc) (any, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for {
@@ -226,8 +226,8 @@ func (f *FIFO) Pop(process PopProcessFunc) (interface{}, error) {
 // Replace makes list the FIFO's whole content, queued in no particular
 // order; what was queued before is dropped. The first Replace sets the
 // initial population.
-func (f *FIFO) Replace(list []interface{}, resourceVersion string) error {
-	items := make(map[string]interface{}, len(list))
+func (f *FIFO) Replace(list []any, resourceVersion string) error {
+	items := make(map[string]any, len(list))
 	for _, obj := range list {
 		key, err := f.keyFunc(obj)
 		if err != nil {

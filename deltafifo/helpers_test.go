@@ -17,7 +17,7 @@ func o(name string, val int) tobj { return tobj{name: name, val: val} }
 var errNoKey = errors.New("object has no name")
 
 // tkey keys a tobj by name; anything else, or an empty name, is an error.
-func tkey(obj interface{}) (string, error) {
+func tkey(obj any) (string, error) {
 	t, ok := obj.(tobj)
 	if !ok || t.name == "" {
 		return "", errNoKey
@@ -28,13 +28,13 @@ func tkey(obj interface{}) (string, error) {
 // known is a KeyListerGetter over a map, with sorted keys. Keys listed in
 // missing are listed but not found; keys in failing give an error.
 type known struct {
-	objs    map[string]interface{}
+	objs    map[string]any
 	missing []string
 	failing []string
 }
 
 func knownOf(objs ...tobj) *known {
-	k := &known{objs: map[string]interface{}{}}
+	k := &known{objs: map[string]any{}}
 	for _, obj := range objs {
 		k.objs[obj.name] = obj
 	}
@@ -53,7 +53,7 @@ func (k *known) ListKeys() []string {
 	return keys
 }
 
-func (k *known) GetByKey(key string) (interface{}, bool, error) {
+func (k *known) GetByKey(key string) (any, bool, error) {
 	for _, f := range k.failing {
 		if f == key {
 			return nil, false, errLookup
@@ -65,7 +65,7 @@ func (k *known) GetByKey(key string) (interface{}, bool, error) {
 
 // popper is what popAll needs of a queue.
 type popper interface {
-	Pop(PopProcessFunc) (interface{}, error)
+	Pop(PopProcessFunc) (any, error)
 	Len() int
 }
 
@@ -74,7 +74,7 @@ func popAll(t *testing.T, q popper) []Deltas {
 	t.Helper()
 	var out []Deltas
 	for q.Len() > 0 {
-		_, err := q.Pop(func(obj interface{}, _ bool) error {
+		_, err := q.Pop(func(obj any, _ bool) error {
 			out = append(out, obj.(Deltas))
 			return nil
 		})
@@ -86,7 +86,7 @@ func popAll(t *testing.T, q popper) []Deltas {
 }
 
 // tomb builds a tombstone delta.
-func tomb(key string, obj interface{}) Delta {
+func tomb(key string, obj any) Delta {
 	return Delta{Type: Deleted, Object: DeletedFinalStateUnknown{Key: key, Obj: obj}}
 }
 
@@ -96,7 +96,7 @@ type countingTransform struct{ calls int }
 
 var errTransform = errors.New("transform refused")
 
-func (c *countingTransform) fn(obj interface{}) (interface{}, error) {
+func (c *countingTransform) fn(obj any) (any, error) {
 	c.calls++
 	t, ok := obj.(tobj)
 	if !ok {

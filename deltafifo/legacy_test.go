@@ -35,7 +35,7 @@ func TestDeltaFIFOPopRequeue(t *testing.T) {
 			f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{KeyFunction: tkey})
 			require.NoError(t, f.Add(o("a", 1)))
 			require.NoError(t, f.Add(o("b", 1)))
-			item, err := f.Pop(func(interface{}, bool) error { return tt.err })
+			item, err := f.Pop(func(any, bool) error { return tt.err })
 			require.Equal(t, tt.wantErr, err)
 			require.Equal(t, Deltas{{Added, o("a", 1)}}, item)
 			require.Equal(t, tt.wantKeys, f.ListKeys())
@@ -50,7 +50,7 @@ func TestDeltaFIFOPopRequeue(t *testing.T) {
 func TestDeltaFIFOPopRequeueQueuedMeanwhile(t *testing.T) {
 	f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{KeyFunction: tkey})
 	require.NoError(t, f.Add(o("a", 1)))
-	item, err := f.Pop(func(interface{}, bool) error { return ErrRequeue{} })
+	item, err := f.Pop(func(any, bool) error { return ErrRequeue{} })
 	require.NoError(t, err)
 	require.NoError(t, f.AddIfNotPresent(item))
 	got, exists, err := f.GetByKey("a")
@@ -67,7 +67,7 @@ func TestDeltaFIFOStoreMethods(t *testing.T) {
 	require.NoError(t, f.Update(o("a", 2)))
 	require.NoError(t, f.Add(o("b", 1)))
 
-	require.Equal(t, []interface{}{o("a", 2), o("b", 1)}, f.List())
+	require.Equal(t, []any{o("a", 2), o("b", 1)}, f.List())
 	got, exists, err := f.Get(o("a", 0))
 	require.NoError(t, err)
 	require.True(t, exists)
@@ -105,11 +105,11 @@ func TestFIFORequeueAndStoreMethods(t *testing.T) {
 	f := NewFIFO(tkey)
 	require.NoError(t, f.Add(o("a", 1)))
 	require.NoError(t, f.Add(o("b", 1)))
-	item, err := f.Pop(func(interface{}, bool) error { return ErrRequeue{Err: boom} })
+	item, err := f.Pop(func(any, bool) error { return ErrRequeue{Err: boom} })
 	require.Equal(t, boom, err)
 	require.Equal(t, o("a", 1), item)
 	require.ElementsMatch(t, []string{"a", "b"}, f.ListKeys())
-	require.ElementsMatch(t, []interface{}{o("a", 1), o("b", 1)}, f.List())
+	require.ElementsMatch(t, []any{o("a", 1), o("b", 1)}, f.List())
 
 	require.NoError(t, f.AddIfNotPresent(o("b", 2)))
 	got, exists, err := f.Get(o("b", 0))
@@ -121,7 +121,7 @@ func TestFIFORequeueAndStoreMethods(t *testing.T) {
 	require.ErrorAs(t, f.AddIfNotPresent(tobj{}), &KeyError{})
 
 	// b is popped before the requeued a.
-	item, err = f.Pop(func(interface{}, bool) error { return nil })
+	item, err = f.Pop(func(any, bool) error { return nil })
 	require.NoError(t, err)
 	require.Equal(t, o("b", 1), item)
 	_, exists, _ = f.GetByKey("b")

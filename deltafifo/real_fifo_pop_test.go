@@ -39,7 +39,7 @@ func popBatches(t *testing.T, f *RealFIFO) []batchRecord {
 				out = append(out, batchRecord{"batch", keys(ds), initial})
 				return nil
 			},
-			func(obj interface{}, initial bool) error {
+			func(obj any, initial bool) error {
 				out = append(out, batchRecord{"single", keys(obj.(Deltas)), initial})
 				return nil
 			})
@@ -60,7 +60,7 @@ func TestRealFIFOPopBatchRules(t *testing.T) {
 		}
 	}
 	// breakKey makes the transformer give "b" an object without a key.
-	breakKey := func(obj interface{}) (interface{}, error) {
+	breakKey := func(obj any) (any, error) {
 		if t := obj.(tobj); t.name == "b" {
 			return o("", t.val), nil
 		}
@@ -185,7 +185,7 @@ func TestRealFIFOPop(t *testing.T) {
 	require.NoError(t, f.Add(o("a", 1)))
 	require.NoError(t, f.Update(o("a", 2)))
 	boom := errors.New("boom")
-	item, err := f.Pop(func(obj interface{}, _ bool) error {
+	item, err := f.Pop(func(obj any, _ bool) error {
 		require.Equal(t, d(Added, o("a", 1)), obj)
 		return boom
 	})
@@ -194,7 +194,7 @@ func TestRealFIFOPop(t *testing.T) {
 	require.Equal(t, []Deltas{d(Updated, o("a", 2))}, popAll(t, f), "the failed delta is dropped")
 
 	require.NoError(t, f.Add(o("b", 1)))
-	err = f.PopBatch(nil, func(interface{}, bool) error { return boom })
+	err = f.PopBatch(nil, func(any, bool) error { return boom })
 	require.ErrorIs(t, err, boom)
 	require.Equal(t, 0, f.Len())
 }
@@ -204,12 +204,12 @@ func TestRealFIFOHasSynced(t *testing.T) {
 		f := NewRealFIFOWithOptions(atomicOpts())
 		require.NoError(t, f.Bookmark("1"))
 		require.False(t, f.HasSynced(), "a bookmark does not populate")
-		require.NoError(t, f.Replace([]interface{}{o("a", 1)}, "2"))
+		require.NoError(t, f.Replace([]any{o("a", 1)}, "2"))
 		require.NoError(t, f.Replace(nil, "3"))
 		var during []bool
 		var initial []bool
 		for range 3 {
-			_, err := f.Pop(func(_ interface{}, init bool) error {
+			_, err := f.Pop(func(_ any, init bool) error {
 				// Unlocked processing: HasSynced can be asked from here.
 				during = append(during, f.HasSynced())
 				initial = append(initial, init)
@@ -235,13 +235,13 @@ func TestRealFIFOHasSynced(t *testing.T) {
 		f := NewRealFIFOWithOptions(atomicOpts())
 		require.NoError(t, f.Replace(nil, "1"))
 		require.False(t, f.HasSynced())
-		_, err := f.Pop(func(interface{}, bool) error { return errors.New("boom") })
+		_, err := f.Pop(func(any, bool) error { return errors.New("boom") })
 		require.Error(t, err)
 		require.True(t, f.HasSynced())
 	})
 	t.Run("non-atomic counts deltas, not keys", func(t *testing.T) {
 		f := NewRealFIFOWithOptions(RealFIFOOptions{KeyFunction: tkey, KnownObjects: knownOf(o("k", 0))})
-		require.NoError(t, f.Replace([]interface{}{o("a", 1), o("a", 2)}, "1"))
+		require.NoError(t, f.Replace([]any{o("a", 1), o("a", 2)}, "1"))
 		require.Equal(t, []batchRecord{
 			{"batch", []string{"k", "a"}, true},
 			{"single", []string{"a"}, true},
@@ -253,7 +253,7 @@ func TestRealFIFOHasSynced(t *testing.T) {
 func TestRealFIFOProcessLocking(t *testing.T) {
 	lockFree := func(f *RealFIFO) bool {
 		var free bool
-		_, err := f.Pop(func(interface{}, bool) error {
+		_, err := f.Pop(func(any, bool) error {
 			if free = f.mu.TryLock(); free {
 				f.mu.Unlock()
 			}
@@ -283,11 +283,11 @@ func TestRealFIFOClose(t *testing.T) {
 		f := NewRealFIFOWithOptions(atomicOpts())
 		errc := make(chan error, 2)
 		go func() {
-			_, err := f.Pop(func(interface{}, bool) error { return nil })
+			_, err := f.Pop(func(any, bool) error { return nil })
 			errc <- err
 		}()
 		go func() {
-			errc <- f.PopBatch(nil, func(interface{}, bool) error { return nil })
+			errc <- f.PopBatch(nil, func(any, bool) error { return nil })
 		}()
 		synctest.Wait()
 		require.Empty(t, errc, "Pop returned from an empty queue")
@@ -304,7 +304,7 @@ func TestRealFIFOClose(t *testing.T) {
 	f.Close()
 	require.True(t, f.IsClosed())
 	require.Equal(t, []Deltas{d(Added, o("a", 1))}, popAll(t, f), "queued deltas are still delivered")
-	_, err := f.Pop(func(interface{}, bool) error { return nil })
+	_, err := f.Pop(func(any, bool) error { return nil })
 	require.ErrorIs(t, err, ErrFIFOClosed)
 	require.ErrorIs(t, f.PopBatch(nil, nil), ErrFIFOClosed)
 }

@@ -14,12 +14,12 @@ type rstep func(f *RealFIFO) error
 func rAdd(obj tobj) rstep    { return func(f *RealFIFO) error { return f.Add(obj) } }
 func rUpdate(obj tobj) rstep { return func(f *RealFIFO) error { return f.Update(obj) } }
 func rDelete(obj tobj) rstep { return func(f *RealFIFO) error { return f.Delete(obj) } }
-func rReplace(rv string, objs ...interface{}) rstep {
+func rReplace(rv string, objs ...any) rstep {
 	return func(f *RealFIFO) error { return f.Replace(objs, rv) }
 }
-func rResync() rstep                        { return func(f *RealFIFO) error { return f.Resync() } }
-func rBookmark(rv string) rstep             { return func(f *RealFIFO) error { return f.Bookmark(rv) } }
-func d(t DeltaType, obj interface{}) Deltas { return Deltas{{Type: t, Object: obj}} }
+func rResync() rstep                { return func(f *RealFIFO) error { return f.Resync() } }
+func rBookmark(rv string) rstep     { return func(f *RealFIFO) error { return f.Bookmark(rv) } }
+func d(t DeltaType, obj any) Deltas { return Deltas{{Type: t, Object: obj}} }
 
 func atomicOpts() RealFIFOOptions {
 	return RealFIFOOptions{KeyFunction: tkey, AtomicEvents: true, UnlockWhileProcessing: true, EmitDeltaTypeBookmark: true}
@@ -56,12 +56,12 @@ func TestRealFIFOQueueRules(t *testing.T) {
 		},
 	}, {
 		name:  "non-atomic replace: unreadable known keys get tombstones without object",
-		opts:  RealFIFOOptions{KeyFunction: tkey, KnownObjects: &known{objs: map[string]interface{}{}, missing: []string{"m"}, failing: []string{"f"}}},
+		opts:  RealFIFOOptions{KeyFunction: tkey, KnownObjects: &known{objs: map[string]any{}, missing: []string{"m"}, failing: []string{"f"}}},
 		steps: []rstep{rReplace("1")},
 		want:  []Deltas{{tomb("f", nil)}, {tomb("m", nil)}},
 	}, {
 		name:  "non-atomic resync: Sync for known keys with nothing queued",
-		opts:  RealFIFOOptions{KeyFunction: tkey, KnownObjects: &known{objs: map[string]interface{}{"a": o("a", 0), "b": o("b", 0)}, missing: []string{"m"}, failing: []string{"f"}}},
+		opts:  RealFIFOOptions{KeyFunction: tkey, KnownObjects: &known{objs: map[string]any{"a": o("a", 0), "b": o("b", 0)}, missing: []string{"m"}, failing: []string{"f"}}},
 		steps: []rstep{rUpdate(o("b", 1)), rResync()},
 		want:  []Deltas{d(Updated, o("b", 1)), d(Sync, o("a", 0))},
 	}, {
@@ -70,7 +70,7 @@ func TestRealFIFOQueueRules(t *testing.T) {
 		steps: []rstep{rAdd(o("a", 1)), rReplace("7", o("b", 1), o("", 2)), rResync()},
 		want: []Deltas{
 			d(Added, o("a", 1)),
-			d(ReplacedAll, ReplacedAllInfo{ResourceVersion: "7", Objects: []interface{}{o("b", 1), o("", 2)}}),
+			d(ReplacedAll, ReplacedAllInfo{ResourceVersion: "7", Objects: []any{o("b", 1), o("", 2)}}),
 			d(SyncAll, SyncAllInfo{}),
 		},
 	}, {
@@ -100,7 +100,7 @@ func TestRealFIFOTransformer(t *testing.T) {
 		tr := &countingTransform{}
 		f := NewRealFIFOWithOptions(RealFIFOOptions{KeyFunction: tkey, KnownObjects: knownOf(o("k", 0)), Transformer: tr.fn})
 		require.NoError(t, f.Add(o("a", 1)))
-		require.NoError(t, f.Replace([]interface{}{o("b", 1)}, "1"))
+		require.NoError(t, f.Replace([]any{o("b", 1)}, "1"))
 		require.NoError(t, f.Resync())
 		require.Equal(t, 2, tr.calls, "tombstones are not transformed")
 		// k is queued (its tombstone), so Resync adds nothing yet.
@@ -114,17 +114,17 @@ func TestRealFIFOTransformer(t *testing.T) {
 		require.Equal(t, []Deltas{d(Sync, o("k", 0))}, popAll(t, f))
 		require.Equal(t, 2, tr.calls, "Sync is not transformed")
 		require.ErrorIs(t, f.Add(o("refuse", 1)), errTransform)
-		require.EqualError(t, f.Replace([]interface{}{o("refuse", 1)}, ""), "couldn't enqueue object: transform refused")
+		require.EqualError(t, f.Replace([]any{o("refuse", 1)}, ""), "couldn't enqueue object: transform refused")
 	})
 	t.Run("atomic", func(t *testing.T) {
 		tr := &countingTransform{}
 		opts := atomicOpts()
 		opts.Transformer = tr.fn
 		f := NewRealFIFOWithOptions(opts)
-		require.NoError(t, f.Replace([]interface{}{o("a", 1), o("b", 1)}, "3"))
+		require.NoError(t, f.Replace([]any{o("a", 1), o("b", 1)}, "3"))
 		require.Equal(t, 2, tr.calls)
-		require.Equal(t, []Deltas{d(ReplacedAll, ReplacedAllInfo{ResourceVersion: "3", Objects: []interface{}{o("a", 101), o("b", 101)}})}, popAll(t, f))
-		require.ErrorIs(t, f.Replace([]interface{}{o("refuse", 1)}, ""), errTransform)
+		require.Equal(t, []Deltas{d(ReplacedAll, ReplacedAllInfo{ResourceVersion: "3", Objects: []any{o("a", 101), o("b", 101)}})}, popAll(t, f))
+		require.ErrorIs(t, f.Replace([]any{o("refuse", 1)}, ""), errTransform)
 		require.Equal(t, 0, f.Len(), "a refused relist queues nothing")
 	})
 }
@@ -136,7 +136,7 @@ func TestRealFIFOKeyErrors(t *testing.T) {
 		"Add":     f.Add(bad),
 		"Update":  f.Update(bad),
 		"Delete":  f.Delete(bad),
-		"Replace": f.Replace([]interface{}{o("a", 1), bad}, ""),
+		"Replace": f.Replace([]any{o("a", 1), bad}, ""),
 	} {
 		var ke KeyError
 		require.True(t, errors.As(err, &ke), "%s: %v is not a KeyError", name, err)
@@ -148,7 +148,7 @@ func TestRealFIFOKeyErrors(t *testing.T) {
 
 	// A refused Replace does not populate the queue.
 	g := NewRealFIFOWithOptions(RealFIFOOptions{KeyFunction: tkey, KnownObjects: knownOf()})
-	require.Error(t, g.Replace([]interface{}{bad}, ""))
+	require.Error(t, g.Replace([]any{bad}, ""))
 	require.False(t, g.HasSynced())
 	require.NoError(t, g.Replace(nil, ""))
 	require.True(t, g.HasSynced())
@@ -186,7 +186,7 @@ func TestRealFIFOReusesPoppedSlots(t *testing.T) {
 	const depth = 5
 	popOne := func() string {
 		var key string
-		_, err := f.Pop(func(obj interface{}, _ bool) error {
+		_, err := f.Pop(func(obj any, _ bool) error {
 			key = obj.(Deltas)[0].Object.(tobj).name
 			return nil
 		})

@@ -18,7 +18,7 @@ const (
 // (recognised as a struct of that name in package
 // k8s.io/client-go/tools/cache with a string Key and an interface Obj),
 // whose Key and Obj it copies. Anything else gives false.
-func AsDeletedFinalStateUnknown(obj interface{}) (DeletedFinalStateUnknown, bool) {
+func AsDeletedFinalStateUnknown(obj any) (DeletedFinalStateUnknown, bool) {
 	if d, ok := obj.(DeletedFinalStateUnknown); ok {
 		return d, true
 	}
@@ -42,7 +42,7 @@ func AsDeletedFinalStateUnknown(obj interface{}) (DeletedFinalStateUnknown, bool
 // NormalizeDeleted returns obj with client-go's DeletedFinalStateUnknown
 // replaced by fanout's; any other value, fanout's tombstone included, is
 // returned as it is.
-func NormalizeDeleted(obj interface{}) interface{} {
+func NormalizeDeleted(obj any) any {
 	if _, ok := obj.(DeletedFinalStateUnknown); ok {
 		return obj
 	}

@@ -12,7 +12,7 @@ import (
 // package. client-go's own type is tested in contrib/clientgo.
 type lookalike = struct {
 	Key string
-	Obj interface{}
+	Obj any
 }
 
 func TestAsDeletedFinalStateUnknownRecognisesOnlyTombstones(t *testing.T) {
@@ -25,9 +25,9 @@ func TestAsDeletedFinalStateUnknownRecognisesOnlyTombstones(t *testing.T) {
 
 	type DeletedFinalStateUnknown struct {
 		Key string
-		Obj interface{}
+		Obj any
 	}
-	for name, obj := range map[string]interface{}{
+	for name, obj := range map[string]any{
 		"object":                   cm,
 		"nil":                      nil,
 		"pointer to tombstone":     &own,

@@ -17,7 +17,7 @@ func TestDeltaFIFOTryLen(t *testing.T) {
 	n, ok := f.TryLen()
 	assert.True(t, ok)
 	assert.Equal(t, 2, n)
-	_, err := f.Pop(func(interface{}, bool) error {
+	_, err := f.Pop(func(any, bool) error {
 		n, ok := f.TryLen()
 		assert.False(t, ok, "the lock is held by Pop")
 		assert.Equal(t, 0, n)

@@ -115,7 +115,7 @@ func serverState(ctx context.Context, cs kubernetes.Interface, selector string) 
 }
 
 // storeState turns a store's List() into key -> resourceVersion.
-func storeState(items []interface{}) map[string]string {
+func storeState(items []any) map[string]string {
 	out := make(map[string]string, len(items))
 	for _, item := range items {
 		cm := item.(*corev1.ConfigMap)

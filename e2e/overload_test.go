@@ -27,7 +27,7 @@ type stalled struct {
 	once    sync.Once
 }
 
-func (s *stalled) OnUpdate(oldObj, newObj interface{}) {
+func (s *stalled) OnUpdate(oldObj, newObj any) {
 	<-s.release
 	s.recorder.OnUpdate(oldObj, newObj)
 }

@@ -41,7 +41,7 @@ func (r *recorder) record(key, event, rv string, deleted bool) {
 }
 
 // OnAdd records "add <rv>" or "add <rv> initial".
-func (r *recorder) OnAdd(obj interface{}, isInInitialList bool) {
+func (r *recorder) OnAdd(obj any, isInInitialList bool) {
 	cm := obj.(*corev1.ConfigMap)
 	ev := "add " + cm.ResourceVersion
 	if isInInitialList {
@@ -51,14 +51,14 @@ func (r *recorder) OnAdd(obj interface{}, isInInitialList bool) {
 }
 
 // OnUpdate records "update <old rv>-><new rv>".
-func (r *recorder) OnUpdate(oldObj, newObj interface{}) {
+func (r *recorder) OnUpdate(oldObj, newObj any) {
 	o, n := oldObj.(*corev1.ConfigMap), newObj.(*corev1.ConfigMap)
 	r.record(cmKey(n), fmt.Sprintf("update %s->%s", o.ResourceVersion, n.ResourceVersion), n.ResourceVersion, false)
 }
 
 // OnDelete records "delete <rv>", or "delete-unknown <rv>" for a
 // tombstone (fanout's or client-go's DeletedFinalStateUnknown).
-func (r *recorder) OnDelete(obj interface{}) {
+func (r *recorder) OnDelete(obj any) {
 	kind := "delete"
 	switch t := obj.(type) {
 	case informer.DeletedFinalStateUnknown:

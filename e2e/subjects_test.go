@@ -20,7 +20,7 @@ type subject struct {
 	name       string
 	run        func(ctx context.Context)
 	hasSynced  func() bool
-	list       func() []interface{}
+	list       func() []any
 	addHandler func(h *recorder) (synced func() bool, err error)
 	// watchErrors receives every error the informer's watch error handler
 	// sees.

@@ -16,9 +16,9 @@ func NewFIFO(keyFunc KeyFunc) *FIFO { return deltafifo.NewFIFO(keyFunc) }
 // Pop pops one item from queue with a process function that does nothing,
 // and returns it (nil if the queue is closed). It is client-go's helper up
 // to v0.32, kept for tests written against it.
-func Pop(queue Queue) interface{} {
-	var result interface{}
-	_, _ = queue.Pop(func(obj interface{}, _ bool) error {
+func Pop(queue Queue) any {
+	var result any
+	_, _ = queue.Pop(func(obj any, _ bool) error {
 		result = obj
 		return nil
 	})

@@ -198,7 +198,7 @@ func (c *controller) popFunc() func() error {
 	return func() error {
 		obj, err := cfg.Queue.Pop(PopProcessFunc(cfg.Process))
 		if err != nil && cfg.RetryOnError && !errors.Is(err, ErrFIFOClosed) {
-			if q, ok := cfg.Queue.(interface{ AddIfNotPresent(interface{}) error }); ok {
+			if q, ok := cfg.Queue.(interface{ AddIfNotPresent(any) error }); ok {
 				_ = q.AddIfNotPresent(obj)
 			}
 		}

@@ -71,7 +71,7 @@ type fieldRoute struct {
 	key   string // when not "", the last step is a map[string]string
 }
 
-func (d *fieldDropper) transform(obj interface{}) (interface{}, error) {
+func (d *fieldDropper) transform(obj any) (any, error) {
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		for _, p := range d.paths {
 			unstructured.RemoveNestedField(u.Object, p...)

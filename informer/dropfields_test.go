@@ -83,19 +83,19 @@ func TestDropManagedFields(t *testing.T) {
 }
 
 func TestDropFieldsUnstructured(t *testing.T) {
-	u := &unstructured.Unstructured{Object: map[string]interface{}{
+	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "Pod",
-		"metadata": map[string]interface{}{
+		"metadata": map[string]any{
 			"name":          "p",
-			"managedFields": []interface{}{map[string]interface{}{"manager": "m"}},
-			"annotations":   map[string]interface{}{lastApplied: "{}", "keep": "yes"},
+			"managedFields": []any{map[string]any{"manager": "m"}},
+			"annotations":   map[string]any{lastApplied: "{}", "keep": "yes"},
 		},
 	}}
 	got, err := DropFields(ManagedFieldsPath, []string{"metadata", "annotations", lastApplied})(u)
 	require.NoError(t, err)
-	assert.Equal(t, map[string]interface{}{
+	assert.Equal(t, map[string]any{
 		"apiVersion": "v1", "kind": "Pod",
-		"metadata": map[string]interface{}{"name": "p", "annotations": map[string]interface{}{"keep": "yes"}},
+		"metadata": map[string]any{"name": "p", "annotations": map[string]any{"keep": "yes"}},
 	}, got.(*unstructured.Unstructured).Object)
 }
 
@@ -149,12 +149,12 @@ func TestInternLabelsAndAnnotations(t *testing.T) {
 func TestSharedInformerDropManagedFields(t *testing.T) {
 	inBubble(t, func(t *testing.T, inOrder bool) {
 		src, inf := siSetup(SharedIndexInformerOptions{InOrder: inOrder})
-		copyFirst := func(o interface{}) (interface{}, error) { return o.(*corev1.Pod).DeepCopy(), nil } // the source shares its objects
+		copyFirst := func(o any) (any, error) { return o.(*corev1.Pod).DeepCopy(), nil } // the source shares its objects
 		require.NoError(t, inf.SetTransform(ChainTransforms(copyFirst, DropManagedFields())))
 		var seen []*corev1.Pod
 		_, err := inf.AddEventHandler(ResourceEventHandlerFuncs{
-			AddFunc:    func(o interface{}) { seen = append(seen, o.(*corev1.Pod)) },
-			UpdateFunc: func(_, o interface{}) { seen = append(seen, o.(*corev1.Pod)) },
+			AddFunc:    func(o any) { seen = append(seen, o.(*corev1.Pod)) },
+			UpdateFunc: func(_, o any) { seen = append(seen, o.(*corev1.Pod)) },
 		})
 		require.NoError(t, err)
 		stop := siRun(t, inf)

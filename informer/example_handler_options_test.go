@@ -18,7 +18,7 @@ func ExampleHandlerOptions() {
 	inf := cache.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, nil)
 	release := make(chan struct{})
 	reg, err := inf.AddEventHandlerWithOptions(cache.ResourceEventHandlerFuncs{
-		AddFunc: func(interface{}) { <-release }, // a stalled handler
+		AddFunc: func(any) { <-release }, // a stalled handler
 	}, cache.HandlerOptions{
 		Name:          "reconciler",
 		Overflow:      cache.OverflowCoalesce, // past MaxPending: one pending notification per object

@@ -79,7 +79,7 @@ func TestTTLStoreListPurges(t *testing.T) {
 func TestTTLStoreReplaceDeleteAndRV(t *testing.T) {
 	s, clk, _ := newTestTTLStore(time.Minute)
 	require.NoError(t, s.Add(storePod("ns", "a", "1", nil)))
-	require.NoError(t, s.Replace([]interface{}{storePod("ns", "b", "2", nil), storePod("ns", "c", "3", nil)}, "7"))
+	require.NoError(t, s.Replace([]any{storePod("ns", "b", "2", nil), storePod("ns", "c", "3", nil)}, "7"))
 	assert.Equal(t, "7", s.LastStoreSyncResourceVersion())
 	assert.Equal(t, []string{"ns/b", "ns/c"}, storeSorted(s.ListKeys()))
 
@@ -98,7 +98,7 @@ func TestTTLStoreReplaceDeleteAndRV(t *testing.T) {
 	_, _, err = s.Get("no meta")
 	assert.ErrorAs(t, err, &ke)
 	assert.ErrorAs(t, s.Delete("no meta"), &ke)
-	assert.ErrorAs(t, s.Replace([]interface{}{"no meta"}, ""), &ke)
+	assert.ErrorAs(t, s.Replace([]any{"no meta"}, ""), &ke)
 }
 
 func TestTTLPolicy(t *testing.T) {
@@ -131,7 +131,7 @@ func TestFakeExpirationPolicy(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
 	policy := &FakeExpirationPolicy{
 		NeverExpire: sets.New("ns/keep"),
-		RetrieveKeyFunc: func(obj interface{}) (string, error) {
+		RetrieveKeyFunc: func(obj any) (string, error) {
 			return MetaNamespaceKeyFunc(obj.(*TimestampedEntry).Obj)
 		},
 	}

@@ -10,13 +10,13 @@ import (
 // callRecorder is a ResourceEventHandler that records every call as text.
 type callRecorder struct{ calls []string }
 
-func (r *callRecorder) OnAdd(obj interface{}, initial bool) {
+func (r *callRecorder) OnAdd(obj any, initial bool) {
 	r.calls = append(r.calls, fmt.Sprintf("add %v initial=%v", obj, initial))
 }
-func (r *callRecorder) OnUpdate(o, n interface{}) {
+func (r *callRecorder) OnUpdate(o, n any) {
 	r.calls = append(r.calls, fmt.Sprintf("update %v->%v", o, n))
 }
-func (r *callRecorder) OnDelete(obj interface{}) {
+func (r *callRecorder) OnDelete(obj any) {
 	r.calls = append(r.calls, fmt.Sprintf("delete %v", obj))
 }
 
@@ -28,9 +28,9 @@ func TestResourceEventHandlerFuncsNilIsNoop(t *testing.T) {
 
 	var got []string
 	h = ResourceEventHandlerFuncs{
-		AddFunc:    func(o interface{}) { got = append(got, fmt.Sprint("add ", o)) },
-		UpdateFunc: func(o, n interface{}) { got = append(got, fmt.Sprint("update ", o, n)) },
-		DeleteFunc: func(o interface{}) { got = append(got, fmt.Sprint("delete ", o)) },
+		AddFunc:    func(o any) { got = append(got, fmt.Sprint("add ", o)) },
+		UpdateFunc: func(o, n any) { got = append(got, fmt.Sprint("update ", o, n)) },
+		DeleteFunc: func(o any) { got = append(got, fmt.Sprint("delete ", o)) },
 	}
 	h.OnAdd("a", true)
 	h.OnUpdate("a", "b")
@@ -40,7 +40,7 @@ func TestResourceEventHandlerFuncsNilIsNoop(t *testing.T) {
 
 func TestResourceEventHandlerDetailedFuncsPassesInitialList(t *testing.T) {
 	var got []bool
-	h := ResourceEventHandlerDetailedFuncs{AddFunc: func(_ interface{}, initial bool) { got = append(got, initial) }}
+	h := ResourceEventHandlerDetailedFuncs{AddFunc: func(_ any, initial bool) { got = append(got, initial) }}
 	h.OnAdd("a", true)
 	h.OnAdd("b", false)
 	h.OnUpdate("a", "b") // nil UpdateFunc: no-op
@@ -49,7 +49,7 @@ func TestResourceEventHandlerDetailedFuncsPassesInitialList(t *testing.T) {
 }
 
 func TestFilteringResourceEventHandler(t *testing.T) {
-	even := func(o interface{}) bool { return o.(int)%2 == 0 }
+	even := func(o any) bool { return o.(int)%2 == 0 }
 	cases := []struct {
 		name string
 		do   func(h ResourceEventHandler)

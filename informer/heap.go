@@ -7,7 +7,7 @@ import (
 )
 
 // LessFunc orders the objects of a Heap: it reports whether a pops before b.
-type LessFunc func(a, b interface{}) bool
+type LessFunc func(a, b any) bool
 
 // Heap is client-go's thread-safe priority queue of objects, one per key:
 // Pop waits for and removes the least object by a LessFunc. Adding an
@@ -49,19 +49,19 @@ func (h *Heap) IsClosed() bool {
 }
 
 // Add inserts obj, or replaces the object with its key and reorders.
-func (h *Heap) Add(obj interface{}) error {
+func (h *Heap) Add(obj any) error {
 	if _, err := h.data.keyFunc(obj); err != nil {
 		return KeyError{Obj: obj, Err: err}
 	}
-	return h.BulkAdd([]interface{}{obj})
+	return h.BulkAdd([]any{obj})
 }
 
 // Update is Add.
-func (h *Heap) Update(obj interface{}) error { return h.Add(obj) }
+func (h *Heap) Update(obj any) error { return h.Add(obj) }
 
 // BulkAdd adds every object of list under one lock, stopping at the first
 // key error (the objects before it stay added).
-func (h *Heap) BulkAdd(list []interface{}) error {
+func (h *Heap) BulkAdd(list []any) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -84,7 +84,7 @@ func (h *Heap) BulkAdd(list []interface{}) error {
 }
 
 // AddIfNotPresent inserts obj unless an object with its key is present.
-func (h *Heap) AddIfNotPresent(obj interface{}) error {
+func (h *Heap) AddIfNotPresent(obj any) error {
 	key, err := h.data.keyFunc(obj)
 	if err != nil {
 		return KeyError{Obj: obj, Err: err}
@@ -103,7 +103,7 @@ func (h *Heap) AddIfNotPresent(obj interface{}) error {
 
 // Delete removes the object with obj's key; it is an error if there is
 // none.
-func (h *Heap) Delete(obj interface{}) error {
+func (h *Heap) Delete(obj any) error {
 	key, err := h.data.keyFunc(obj)
 	if err != nil {
 		return KeyError{Obj: obj, Err: err}
@@ -120,7 +120,7 @@ func (h *Heap) Delete(obj interface{}) error {
 
 // Pop waits until the heap holds an object and removes and returns the
 // least one. Once the heap is closed and empty it returns an error.
-func (h *Heap) Pop() (interface{}, error) {
+func (h *Heap) Pop() (any, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for len(h.data.items) == 0 {
@@ -133,10 +133,10 @@ func (h *Heap) Pop() (interface{}, error) {
 }
 
 // List returns the objects in no particular order.
-func (h *Heap) List() []interface{} {
+func (h *Heap) List() []any {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	list := make([]interface{}, 0, len(h.data.items))
+	list := make([]any, 0, len(h.data.items))
 	for _, e := range h.data.items {
 		list = append(list, e.obj)
 	}
@@ -155,7 +155,7 @@ func (h *Heap) ListKeys() []string {
 }
 
 // Get returns the object with obj's key.
-func (h *Heap) Get(obj interface{}) (interface{}, bool, error) {
+func (h *Heap) Get(obj any) (any, bool, error) {
 	key, err := h.data.keyFunc(obj)
 	if err != nil {
 		return nil, false, KeyError{Obj: obj, Err: err}
@@ -164,7 +164,7 @@ func (h *Heap) Get(obj interface{}) (interface{}, bool, error) {
 }
 
 // GetByKey returns the object with key; the error is always nil.
-func (h *Heap) GetByKey(key string) (interface{}, bool, error) {
+func (h *Heap) GetByKey(key string) (any, bool, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	i, ok := h.data.index[key]
@@ -177,7 +177,7 @@ func (h *Heap) GetByKey(key string) (interface{}, bool, error) {
 // heapEntry is one object of a Heap with its key.
 type heapEntry struct {
 	key string
-	obj interface{}
+	obj any
 }
 
 // heapData is the container/heap implementation behind Heap: a binary

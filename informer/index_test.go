@@ -150,7 +150,7 @@ func TestIndexFuncToKeyFuncAdapter(t *testing.T) {
 		{err: errIndexFailed, msg: "index failed"},
 	}
 	for _, tc := range tests {
-		kf := IndexFuncToKeyFuncAdapter(func(interface{}) ([]string, error) { return tc.values, tc.err })
+		kf := IndexFuncToKeyFuncAdapter(func(any) ([]string, error) { return tc.values, tc.err })
 		key, err := kf(nil)
 		if tc.msg != "" {
 			assert.EqualError(t, err, tc.msg)
@@ -172,10 +172,10 @@ func TestIndexFuncErrorKeepsStoreConsistent(t *testing.T) {
 		{"Add new", func(i Indexer) error { return i.Add(storePod("ns", "new", "9", fail)) }},
 		{"Update existing", func(i Indexer) error { return i.Update(storePod("ns", "a", "9", fail)) }},
 		{"Replace", func(i Indexer) error {
-			return i.Replace([]interface{}{storePod("ns", "z", "8", nil), storePod("ns", "y", "9", fail)}, "9")
+			return i.Replace([]any{storePod("ns", "z", "8", nil), storePod("ns", "y", "9", fail)}, "9")
 		}},
 		{"AddIndexers", func(i Indexer) error {
-			return i.AddIndexers(Indexers{"strict": func(interface{}) ([]string, error) { return nil, errIndexFailed }})
+			return i.AddIndexers(Indexers{"strict": func(any) ([]string, error) { return nil, errIndexFailed }})
 		}},
 	}
 	for _, tc := range tests {
@@ -203,7 +203,7 @@ func TestIndexFuncErrorKeepsStoreConsistent(t *testing.T) {
 // stored object cannot block its deletion or leave a stale index entry.
 func TestIndexDeleteWhenOldValuesFail(t *testing.T) {
 	broken := false
-	fn := func(obj interface{}) ([]string, error) {
+	fn := func(obj any) ([]string, error) {
 		if broken {
 			return nil, errIndexFailed
 		}
@@ -223,7 +223,7 @@ func TestThreadSafeStoreRefusedWriteKeepsState(t *testing.T) {
 	s := NewThreadSafeStore(Indexers{"tier": labelIndexFunc}, Indices{})
 	s.Add("k", storePod("ns", "k", "1", map[string]string{"tier": "web"}))
 	s.Update("k", storePod("ns", "k", "2", map[string]string{"fail": ""}))
-	s.Replace(map[string]interface{}{"z": storePod("ns", "z", "3", map[string]string{"fail": ""})}, "3")
+	s.Replace(map[string]any{"z": storePod("ns", "z", "3", map[string]string{"fail": ""})}, "3")
 
 	item, ok := s.Get("k")
 	require.True(t, ok)
@@ -263,7 +263,7 @@ func TestTypedIndexer(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "object of type *v1.Node is not of the expected type *v1.Pod")
 
-	untyped := NewIndexer(func(o interface{}) (string, error) { return "k", nil }, Indexers{"all": func(interface{}) ([]string, error) { return []string{"v"}, nil }})
+	untyped := NewIndexer(func(o any) (string, error) { return "k", nil }, Indexers{"all": func(any) ([]string, error) { return []string{"v"}, nil }})
 	require.NoError(t, untyped.Add("not a pod"))
 	_, err = NewTypedIndexer[*corev1.Pod](untyped).ByTypedIndex("all", "v")
 	assert.EqualError(t, err, "object of type string is not of the expected type *v1.Pod")

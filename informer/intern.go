@@ -32,7 +32,7 @@ func InternLabelsAndAnnotations(maxEntries int) TransformFunc {
 		maxEntries = 100000
 	}
 	t := &internTable{max: maxEntries, m: map[string]string{}}
-	return func(obj interface{}) (interface{}, error) {
+	return func(obj any) (any, error) {
 		m, err := meta.Accessor(obj)
 		if err != nil {
 			return obj, nil
@@ -83,7 +83,7 @@ func (t *internTable) intern(s string) string {
 // ChainTransforms returns a transform that applies fs in order, stopping
 // at the first error.
 func ChainTransforms(fs ...TransformFunc) TransformFunc {
-	return func(obj interface{}) (interface{}, error) {
+	return func(obj any) (any, error) {
 		var err error
 		for _, f := range fs {
 			if obj, err = f(obj); err != nil {

@@ -66,11 +66,11 @@ func TestReflectorUseWatchListField(t *testing.T) {
 // whole content and a failed one pushes nothing.
 func TestUndeltaStorePushes(t *testing.T) {
 	var pushes [][]string
-	u := NewUndeltaStore(func(objs []interface{}) { pushes = append(pushes, storeSorted(podKeys(objs))) }, MetaNamespaceKeyFunc)
+	u := NewUndeltaStore(func(objs []any) { pushes = append(pushes, storeSorted(podKeys(objs))) }, MetaNamespaceKeyFunc)
 	require.NoError(t, u.Add(storePod("ns", "a", "1", nil)))
 	require.NoError(t, u.Update(storePod("ns", "a", "2", nil)))
 	require.Error(t, u.Add("not an object"))
-	require.NoError(t, u.Replace([]interface{}{storePod("ns", "b", "3", nil)}, "3"))
+	require.NoError(t, u.Replace([]any{storePod("ns", "b", "3", nil)}, "3"))
 	require.NoError(t, u.Delete(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "b"}}))
 	require.Equal(t, [][]string{{"ns/a"}, {"ns/a"}, {"ns/b"}, {}}, pushes)
 }
@@ -94,7 +94,7 @@ func TestConfigRetryOnError(t *testing.T) {
 					ListerWatcher: lw,
 					ObjectType:    &corev1.Pod{},
 					RetryOnError:  retry,
-					Process: func(interface{}, bool) error {
+					Process: func(any, bool) error {
 						if calls.Add(1) == 1 {
 							return errors.New("first call fails")
 						}

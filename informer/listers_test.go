@@ -37,8 +37,8 @@ func listerFixture(t *testing.T, withNamespaceIndex bool) Indexer {
 
 func collectPodKeys(t *testing.T, list func(AppendFunc) error) []string {
 	t.Helper()
-	var got []interface{}
-	require.NoError(t, list(func(o interface{}) { got = append(got, o) }))
+	var got []any
+	require.NoError(t, list(func(o any) { got = append(got, o) }))
 	return podKeys(got)
 }
 
@@ -90,13 +90,13 @@ func TestListAllByNamespace(t *testing.T) {
 }
 
 func TestListAllObjectWithoutMeta(t *testing.T) {
-	idx := NewIndexer(func(o interface{}) (string, error) { return o.(string), nil }, nil)
+	idx := NewIndexer(func(o any) (string, error) { return o.(string), nil }, nil)
 	require.NoError(t, idx.Add("plain"))
 	sel := labels.SelectorFromSet(labels.Set{"a": "b"})
-	err := ListAll(idx, sel, func(interface{}) {})
+	err := ListAll(idx, sel, func(any) {})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "object has no meta")
-	err = ListAllByNamespace(idx, "ns", labels.Everything(), func(interface{}) {})
+	err = ListAllByNamespace(idx, "ns", labels.Everything(), func(any) {})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "object has no meta")
 }
@@ -137,8 +137,8 @@ func TestGenericLister(t *testing.T) {
 // notRuntimeObject has metadata but is not a runtime.Object.
 type notRuntimeObject struct{ metav1.ObjectMeta }
 
-func runtimeToInterfaces(objs []runtime.Object) []interface{} {
-	out := make([]interface{}, len(objs))
+func runtimeToInterfaces(objs []runtime.Object) []any {
+	out := make([]any, len(objs))
 	for i, o := range objs {
 		out[i] = o
 	}
@@ -178,8 +178,8 @@ func TestNewLister(t *testing.T) {
 	assert.EqualError(t, err, "object of type *v1.Pod is not of the expected type *v1.Node")
 }
 
-func podsToInterfaces(pods []*corev1.Pod) []interface{} {
-	out := make([]interface{}, len(pods))
+func podsToInterfaces(pods []*corev1.Pod) []any {
+	out := make([]any, len(pods))
 	for i, p := range pods {
 		out[i] = p
 	}

@@ -18,7 +18,7 @@ import (
 // decades.
 func TestMain(m *testing.M) {
 	utilruntime.ErrorHandlers = []utilruntime.ErrorHandler{
-		func(ctx context.Context, err error, msg string, keysAndValues ...interface{}) {
+		func(ctx context.Context, err error, msg string, keysAndValues ...any) {
 			klog.FromContext(ctx).Error(err, msg, keysAndValues...)
 		},
 	}

@@ -23,12 +23,12 @@ import (
 // implemented only by this package.
 type MutationCache interface {
 	// GetByKey returns the newer of the store's object and the cached one.
-	GetByKey(key string) (interface{}, bool, error)
+	GetByKey(key string) (any, bool, error)
 	// ByIndex returns the indexer's objects for an index value, each
 	// replaced by a newer cached one.
-	ByIndex(indexName, indexKey string) ([]interface{}, error)
+	ByIndex(indexName, indexKey string) ([]any, error)
 	// Mutation records the result of a write.
-	Mutation(interface{})
+	Mutation(any)
 	// OnAddOrUpdate, called from an event handler, drops a cached object
 	// the store has caught up with.
 	OnAddOrUpdate(obj runtime.Object)
@@ -109,7 +109,7 @@ func (c *mutationCache) internal() {}
 
 // keyOf returns obj's key; a key error is reported and ok is false (the
 // cache is an optimisation: a failure changes nothing).
-func (c *mutationCache) keyOf(obj interface{}) (key string, ok bool) {
+func (c *mutationCache) keyOf(obj any) (key string, ok bool) {
 	key, err := DeletionHandlingMetaNamespaceKeyFunc(obj)
 	if err != nil {
 		utilruntime.HandleErrorWithLogger(c.logger, err, "DeletionHandlingMetaNamespaceKeyFunc")
@@ -118,7 +118,7 @@ func (c *mutationCache) keyOf(obj interface{}) (key string, ok bool) {
 	return key, true
 }
 
-func (c *mutationCache) GetByKey(key string) (interface{}, bool, error) {
+func (c *mutationCache) GetByKey(key string) (any, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	obj, exists, err := c.backing.GetByKey(key)
@@ -146,7 +146,7 @@ func (c *mutationCache) GetByKey(key string) (interface{}, bool, error) {
 	return c.newerLocked(key, ro), true, nil
 }
 
-func (c *mutationCache) ByIndex(name, indexKey string) ([]interface{}, error) {
+func (c *mutationCache) ByIndex(name, indexKey string) ([]any, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.indexer == nil {
@@ -156,7 +156,7 @@ func (c *mutationCache) ByIndex(name, indexKey string) ([]interface{}, error) {
 	if err != nil {
 		return nil, err
 	}
-	var items []interface{}
+	var items []any
 	inStore := make(map[string]bool, len(keys))
 	for _, key := range keys {
 		inStore[key] = true
@@ -216,7 +216,7 @@ func (c *mutationCache) newerLocked(key string, backing runtime.Object) runtime.
 	return ro
 }
 
-func (c *mutationCache) Mutation(obj interface{}) {
+func (c *mutationCache) Mutation(obj any) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	key, ok := c.keyOf(obj)

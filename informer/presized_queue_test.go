@@ -18,7 +18,7 @@ func TestPresizedDeltaFIFO(t *testing.T) {
 
 	empty := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, Indexers{}).(*cache)
 	q := presizedDeltaFIFO{DeltaFIFO: NewDeltaFIFOWithOptions(DeltaFIFOOptions{KnownObjects: empty, EmitDeltaTypeReplaced: true}), store: empty}
-	list := make([]interface{}, 2*reserveAbove)
+	list := make([]any, 2*reserveAbove)
 	for i := range list {
 		list[i] = storePod("ns", fmt.Sprintf("p%05d", i), "1", nil)
 	}

@@ -11,8 +11,8 @@ import (
 
 // benchConfigMaps returns n ConfigMaps in namespace "bench" at resource
 // version rv.
-func benchConfigMaps(n int, rv string) []interface{} {
-	out := make([]interface{}, n)
+func benchConfigMaps(n int, rv string) []any {
+	out := make([]any, n)
 	for i := range out {
 		out[i] = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
 			Namespace: "bench", Name: fmt.Sprintf("cm-%06d", i), ResourceVersion: rv,
@@ -34,7 +34,7 @@ func BenchmarkProcessDeltas(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			store := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, Indexers{})
-			for _, objs := range [][]interface{}{adds, updates} {
+			for _, objs := range [][]any{adds, updates} {
 				for _, obj := range objs {
 					if err := processDeltas(logger, handler, store, Deltas{{Type: Replaced, Object: obj}}, true); err != nil {
 						b.Fatal(err)
@@ -49,7 +49,7 @@ func BenchmarkProcessDeltas(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			store := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, Indexers{})
-			for _, objs := range [][]interface{}{adds, updates} {
+			for _, objs := range [][]any{adds, updates} {
 				for i := 0; i < n; i += len(batch) {
 					for j := range batch {
 						batch[j] = Delta{Type: Replaced, Object: objs[i+j]}

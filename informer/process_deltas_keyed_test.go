@@ -10,14 +10,14 @@ import (
 // keyedCase is a store state and a batch or Deltas applied to it.
 type keyedCase struct {
 	name    string
-	stored  []interface{}
+	stored  []any
 	indexed bool // the store has labelIndexFunc as index "tier"
 	deltas  []Delta
 }
 
 var keyedCases = []keyedCase{{
 	name:   "adds, updates, deletes, a sync and a tombstone",
-	stored: []interface{}{storePod("ns", "b", "1", nil), storePod("ns", "c", "1", nil), storePod("ns", "e", "1", nil)},
+	stored: []any{storePod("ns", "b", "1", nil), storePod("ns", "c", "1", nil), storePod("ns", "e", "1", nil)},
 	deltas: []Delta{
 		{Type: Added, Object: storePod("ns", "a", "2", nil)},
 		{Type: Updated, Object: storePod("ns", "b", "2", nil)},
@@ -28,7 +28,7 @@ var keyedCases = []keyedCase{{
 	},
 }, {
 	name:    "writes the index refuses are skipped and reported",
-	stored:  []interface{}{storePod("ns", "b", "1", map[string]string{"tier": "x"})},
+	stored:  []any{storePod("ns", "b", "1", map[string]string{"tier": "x"})},
 	indexed: true,
 	deltas: []Delta{
 		{Type: Added, Object: storePod("ns", "a", "2", map[string]string{"tier": "y"})},
@@ -120,7 +120,7 @@ func TestProcessKeyedDeltasMatchesProcessDeltas(t *testing.T) {
 // A relist into the shared informer's empty store (the fast path) calls
 // the same handlers and fails the same way as the general path.
 func TestProcessReplacedAllIntoEmptyStore(t *testing.T) {
-	lists := map[string][]interface{}{
+	lists := map[string][]any{
 		"objects": {storePod("ns", "a", "1", nil), storePod("ns", "b", "1", nil), storePod("other", "a", "1", nil)},
 		"no key":  {storePod("ns", "a", "1", nil), "not an object", storePod("ns", "b", "1", nil)},
 	}

@@ -21,7 +21,7 @@ type recordingStore struct {
 	resyncErr error
 }
 
-func describeObj(obj interface{}) string {
+func describeObj(obj any) string {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return fmt.Sprintf("%T", obj)
@@ -35,16 +35,16 @@ func (s *recordingStore) record(op string) {
 	s.ops = append(s.ops, op)
 }
 
-func (s *recordingStore) Add(obj interface{}) error { s.record("add " + describeObj(obj)); return nil }
-func (s *recordingStore) Update(obj interface{}) error {
+func (s *recordingStore) Add(obj any) error { s.record("add " + describeObj(obj)); return nil }
+func (s *recordingStore) Update(obj any) error {
 	s.record("update " + describeObj(obj))
 	return nil
 }
-func (s *recordingStore) Delete(obj interface{}) error {
+func (s *recordingStore) Delete(obj any) error {
 	s.record("delete " + describeObj(obj))
 	return nil
 }
-func (s *recordingStore) Replace(items []interface{}, rv string) error {
+func (s *recordingStore) Replace(items []any, rv string) error {
 	var names []string
 	for _, it := range items {
 		names = append(names, describeObj(it))

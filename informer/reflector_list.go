@@ -76,7 +76,7 @@ func (r *Reflector) list(ctx context.Context) error {
 		return fmt.Errorf("unable to understand list result %#v (%v)", list, err)
 	}
 	tr.Step("Objects extracted")
-	found := make([]interface{}, 0, len(items))
+	found := make([]any, 0, len(items))
 	for _, item := range items {
 		found = append(found, item)
 	}

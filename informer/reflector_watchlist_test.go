@@ -22,14 +22,14 @@ type transformingStore struct {
 
 // Replace records the items sorted: a watch-list's temporary store lists
 // them in no particular order.
-func (s *transformingStore) Replace(items []interface{}, rv string) error {
+func (s *transformingStore) Replace(items []any, rv string) error {
 	sorted := slices.Clone(items)
-	slices.SortFunc(sorted, func(a, b interface{}) int { return strings.Compare(describeObj(a), describeObj(b)) })
+	slices.SortFunc(sorted, func(a, b any) int { return strings.Compare(describeObj(a), describeObj(b)) })
 	return s.recordingStore.Replace(sorted, rv)
 }
 
 func (s *transformingStore) Transformer() TransformFunc {
-	return func(obj interface{}) (interface{}, error) {
+	return func(obj any) (any, error) {
 		s.mu.Lock()
 		s.calls++
 		s.mu.Unlock()

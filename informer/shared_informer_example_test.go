@@ -51,12 +51,12 @@ func ExampleSharedInformer_AddEventHandler() {
 	var seen []string
 	deleted := make(chan struct{})
 	reg, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj interface{}) {
+		AddFunc: func(obj any) {
 			mu.Lock()
 			defer mu.Unlock()
 			seen = append(seen, "add "+obj.(*corev1.Pod).Name)
 		},
-		DeleteFunc: func(obj interface{}) {
+		DeleteFunc: func(obj any) {
 			if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 				obj = t.Obj
 			}
@@ -88,7 +88,7 @@ func ExampleWaitForCacheSync() {
 	var mu sync.Mutex
 	var names []string
 	reg, _ := inf.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
-		AddFunc: func(obj interface{}, isInInitialList bool) {
+		AddFunc: func(obj any, isInInitialList bool) {
 			mu.Lock()
 			defer mu.Unlock()
 			names = append(names, fmt.Sprintf("%s(initial=%v)", obj.(*corev1.Pod).Name, isInInitialList))

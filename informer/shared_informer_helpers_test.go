@@ -23,7 +23,7 @@ func siPod(name string, labels ...string) *corev1.Pod {
 }
 
 // siDesc renders an object handed to a handler.
-func siDesc(obj interface{}) string {
+func siDesc(obj any) string {
 	switch o := obj.(type) {
 	case *corev1.Pod:
 		s := o.Namespace + "/" + o.Name + "@" + o.ResourceVersion
@@ -56,11 +56,11 @@ func (r *siRecorder) rec(s string) {
 	}
 }
 
-func (r *siRecorder) OnAdd(obj interface{}, initial bool) {
+func (r *siRecorder) OnAdd(obj any, initial bool) {
 	r.rec(fmt.Sprintf("add %s initial=%v", siDesc(obj), initial))
 }
-func (r *siRecorder) OnUpdate(o, n interface{}) { r.rec("update " + siDesc(o) + " -> " + siDesc(n)) }
-func (r *siRecorder) OnDelete(obj interface{})  { r.rec("delete " + siDesc(obj)) }
+func (r *siRecorder) OnUpdate(o, n any) { r.rec("update " + siDesc(o) + " -> " + siDesc(n)) }
+func (r *siRecorder) OnDelete(obj any)  { r.rec("delete " + siDesc(obj)) }
 
 // take returns and forgets the calls recorded so far.
 func (r *siRecorder) take() []string {

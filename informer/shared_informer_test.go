@@ -70,7 +70,7 @@ func TestSharedInformerLifecycle(t *testing.T) {
 func TestSharedInformerSetAfterStart(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		_, inf := siSetup(SharedIndexInformerOptions{})
-		require.NoError(t, inf.SetTransform(func(o interface{}) (interface{}, error) { return o, nil }))
+		require.NoError(t, inf.SetTransform(func(o any) (any, error) { return o, nil }))
 		require.NoError(t, inf.SetWatchErrorHandler(func(*Reflector, error) {}))
 		stop := siRun(t, inf)
 		defer stop()
@@ -85,7 +85,7 @@ func TestSharedInformerTransform(t *testing.T) {
 	inBubble(t, func(t *testing.T, inOrder bool) {
 		src, inf := siSetup(SharedIndexInformerOptions{InOrder: inOrder})
 		var calls int
-		require.NoError(t, inf.SetTransform(func(o interface{}) (interface{}, error) {
+		require.NoError(t, inf.SetTransform(func(o any) (any, error) {
 			calls++
 			p := o.(*corev1.Pod).DeepCopy() // the source shares its objects
 			p.Labels = map[string]string{"l": "t"}
@@ -323,7 +323,7 @@ func TestSharedInformerAddIndexersWhileRunning(t *testing.T) {
 		stop := siRun(t, inf)
 		defer stop()
 		synctest.Wait()
-		require.NoError(t, inf.AddIndexers(Indexers{"byLabel": func(o interface{}) ([]string, error) {
+		require.NoError(t, inf.AddIndexers(Indexers{"byLabel": func(o any) ([]string, error) {
 			return []string{o.(*corev1.Pod).Labels["l"]}, nil
 		}}))
 		src.Modify(siPod("a", "x"))
@@ -354,7 +354,7 @@ func TestSharedInformerBadInput(t *testing.T) {
 
 		// A failing index function never panics: the object is refused and
 		// the rest of the cache stays consistent.
-		src, inf := siSetup(SharedIndexInformerOptions{Indexers: Indexers{"fails": func(o interface{}) ([]string, error) {
+		src, inf := siSetup(SharedIndexInformerOptions{Indexers: Indexers{"fails": func(o any) ([]string, error) {
 			if o.(*corev1.Pod).Name == "bad" {
 				return nil, errors.New("cannot index")
 			}

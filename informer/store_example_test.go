@@ -12,7 +12,7 @@ import (
 )
 
 func ExampleNewIndexer() {
-	byNode := func(obj interface{}) ([]string, error) {
+	byNode := func(obj any) ([]string, error) {
 		return []string{obj.(*corev1.Pod).Spec.NodeName}, nil
 	}
 	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{
@@ -55,13 +55,13 @@ func ExampleListAllByNamespace() {
 	}
 
 	var names []string
-	err := cache.ListAllByNamespace(indexer, "shop", labels.SelectorFromSet(labels.Set{"app": "web"}), func(obj interface{}) {
+	err := cache.ListAllByNamespace(indexer, "shop", labels.SelectorFromSet(labels.Set{"app": "web"}), func(obj any) {
 		names = append(names, obj.(*corev1.Pod).Name)
 	})
 	fmt.Println(names, err)
 
 	names = nil
-	_ = cache.ListAllByNamespace(indexer, metav1.NamespaceAll, labels.Everything(), func(obj interface{}) {
+	_ = cache.ListAllByNamespace(indexer, metav1.NamespaceAll, labels.Everything(), func(obj any) {
 		names = append(names, obj.(*corev1.Pod).Name)
 	})
 	sort.Strings(names)

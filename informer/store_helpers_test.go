@@ -21,7 +21,7 @@ func storeSorted(s []string) []string {
 }
 
 // podKeys returns the sorted "ns/name" of objs, which must be pods.
-func podKeys(objs []interface{}) []string {
+func podKeys(objs []any) []string {
 	out := []string{}
 	for _, o := range objs {
 		p := o.(*corev1.Pod)
@@ -33,7 +33,7 @@ func podKeys(objs []interface{}) []string {
 
 // labelIndexFunc indexes a pod by the values of its "tier" label, which
 // holds comma-separated values; a pod with label "fail" makes it fail.
-func labelIndexFunc(obj interface{}) ([]string, error) {
+func labelIndexFunc(obj any) ([]string, error) {
 	p, ok := obj.(*corev1.Pod)
 	if !ok {
 		return nil, errNotPod

@@ -63,7 +63,7 @@ func TestStoreAddUpdateDeleteGet(t *testing.T) {
 
 func TestStoreKeyError(t *testing.T) {
 	keyErr := errors.New("no key")
-	s := NewIndexer(func(obj interface{}) (string, error) {
+	s := NewIndexer(func(obj any) (string, error) {
 		if obj == "bad" {
 			return "", keyErr
 		}
@@ -74,7 +74,7 @@ func TestStoreKeyError(t *testing.T) {
 		"Update":  func() error { return s.Update("bad") },
 		"Delete":  func() error { return s.Delete("bad") },
 		"Get":     func() error { _, _, err := s.Get("bad"); return err },
-		"Replace": func() error { return s.Replace([]interface{}{"ok", "bad"}, "9") },
+		"Replace": func() error { return s.Replace([]any{"ok", "bad"}, "9") },
 	}
 	require.NoError(t, s.Add("kept"))
 	for name, op := range ops {
@@ -101,7 +101,7 @@ func TestStoreObjectWithoutMeta(t *testing.T) {
 func TestStoreTransformer(t *testing.T) {
 	var calls []string
 	transformErr := errors.New("boom")
-	transform := func(obj interface{}) (interface{}, error) {
+	transform := func(obj any) (any, error) {
 		p := obj.(*corev1.Pod)
 		calls = append(calls, p.Name)
 		if p.Name == "bad" {
@@ -117,7 +117,7 @@ func TestStoreTransformer(t *testing.T) {
 			s := c.new(WithTransformer(transform))
 			require.NoError(t, s.Add(storePod("ns", "a", "1", nil)))
 			require.NoError(t, s.Update(storePod("ns", "a", "2", nil)))
-			require.NoError(t, s.Replace([]interface{}{storePod("ns", "b", "3", nil)}, "3"))
+			require.NoError(t, s.Replace([]any{storePod("ns", "b", "3", nil)}, "3"))
 			err := s.Add(storePod("ns", "bad", "4", nil))
 			require.ErrorIs(t, err, transformErr)
 			assert.Contains(t, err.Error(), "transforming: boom")
@@ -135,7 +135,7 @@ func TestStoreTransformer(t *testing.T) {
 func TestStoreReplace(t *testing.T) {
 	s := NewIndexer(MetaNamespaceKeyFunc, Indexers{NamespaceIndex: MetaNamespaceIndexFunc})
 	require.NoError(t, s.Add(storePod("old", "a", "1", nil)))
-	require.NoError(t, s.Replace([]interface{}{storePod("x", "b", "5", nil), storePod("y", "c", "6", nil)}, "10"))
+	require.NoError(t, s.Replace([]any{storePod("x", "b", "5", nil), storePod("y", "c", "6", nil)}, "10"))
 
 	assert.Equal(t, []string{"x/b", "y/c"}, storeSorted(s.ListKeys()))
 	assert.Equal(t, "10", s.LastStoreSyncResourceVersion())
@@ -162,7 +162,7 @@ func TestStoreResourceVersion(t *testing.T) {
 		{"update older", func() { _ = s.Update(storePod("ns", "b", "7", nil)) }, "7"},
 		{"delete newer", func() { _ = s.Delete(storePod("ns", "a", "30", nil)) }, "30"},
 		{"bookmark", func() { s.Bookmark("40") }, "40"},
-		{"replace", func() { _ = s.Replace([]interface{}{storePod("ns", "c", "1", nil)}, "50") }, "50"},
+		{"replace", func() { _ = s.Replace([]any{storePod("ns", "c", "1", nil)}, "50") }, "50"},
 		{"add without rv", func() { _ = s.Add(storePod("ns", "d", "", nil)) }, ""},
 	}
 	for _, step := range steps {
@@ -243,22 +243,22 @@ func TestFakeCustomStore(t *testing.T) {
 	assert.Nil(t, zero.ListKeys())
 	assert.Equal(t, "", zero.LastStoreSyncResourceVersion())
 	item, exists, err := zero.Get(1)
-	assert.Equal(t, []interface{}{nil, false, nil}, []interface{}{item, exists, err})
+	assert.Equal(t, []any{nil, false, nil}, []any{item, exists, err})
 	item, exists, err = zero.GetByKey("k")
-	assert.Equal(t, []interface{}{nil, false, nil}, []interface{}{item, exists, err})
+	assert.Equal(t, []any{nil, false, nil}, []any{item, exists, err})
 
 	var calls []string
 	rec := func(s string) { calls = append(calls, s) }
 	errX := errors.New("x")
 	f := &FakeCustomStore{
-		AddFunc:                          func(interface{}) error { rec("add"); return errX },
-		UpdateFunc:                       func(interface{}) error { rec("update"); return errX },
-		DeleteFunc:                       func(interface{}) error { rec("delete"); return errX },
-		ListFunc:                         func() []interface{} { rec("list"); return []interface{}{1} },
+		AddFunc:                          func(any) error { rec("add"); return errX },
+		UpdateFunc:                       func(any) error { rec("update"); return errX },
+		DeleteFunc:                       func(any) error { rec("delete"); return errX },
+		ListFunc:                         func() []any { rec("list"); return []any{1} },
 		ListKeysFunc:                     func() []string { rec("listkeys"); return []string{"k"} },
-		GetFunc:                          func(interface{}) (interface{}, bool, error) { rec("get"); return 1, true, nil },
-		GetByKeyFunc:                     func(string) (interface{}, bool, error) { rec("getbykey"); return 2, true, nil },
-		ReplaceFunc:                      func([]interface{}, string) error { rec("replace"); return errX },
+		GetFunc:                          func(any) (any, bool, error) { rec("get"); return 1, true, nil },
+		GetByKeyFunc:                     func(string) (any, bool, error) { rec("getbykey"); return 2, true, nil },
+		ReplaceFunc:                      func([]any, string) error { rec("replace"); return errX },
 		ResyncFunc:                       func() error { rec("resync"); return errX },
 		BookmarkFunc:                     func(rv string) { rec("bookmark " + rv) },
 		LastStoreSyncResourceVersionFunc: func() string { rec("rv"); return "7" },
@@ -267,7 +267,7 @@ func TestFakeCustomStore(t *testing.T) {
 	assert.Equal(t, errX, s.Add(1))
 	assert.Equal(t, errX, s.Update(1))
 	assert.Equal(t, errX, s.Delete(1))
-	assert.Equal(t, []interface{}{1}, s.List())
+	assert.Equal(t, []any{1}, s.List())
 	assert.Equal(t, []string{"k"}, s.ListKeys())
 	item, _, _ = s.Get(1)
 	assert.Equal(t, 1, item)

@@ -26,7 +26,7 @@ func TestThreadSafeStoreResourceVersion(t *testing.T) {
 		{"delete without object", func() { s.Delete("k5") }, "40"},
 		{"bookmark", func() { s.Bookmark("45") }, "45"},
 		{"replace", func() {
-			s.Replace(map[string]interface{}{"k6": &metav1.ObjectMeta{ResourceVersion: "1"}}, "50")
+			s.Replace(map[string]any{"k6": &metav1.ObjectMeta{ResourceVersion: "1"}}, "50")
 		}, "50"},
 	}
 	for _, step := range steps {
@@ -38,7 +38,7 @@ func TestThreadSafeStoreResourceVersion(t *testing.T) {
 }
 
 func TestThreadSafeStoreDeleteRemovesEmptySets(t *testing.T) {
-	byRV := Indexers{"rv": func(obj interface{}) ([]string, error) {
+	byRV := Indexers{"rv": func(obj any) ([]string, error) {
 		return []string{obj.(*metav1.ObjectMeta).ResourceVersion}, nil
 	}}
 	s := NewThreadSafeStore(byRV, Indices{})
@@ -93,7 +93,7 @@ func TestIndexerConcurrentReadersAndWriters(t *testing.T) {
 				_ = idx.ListIndexFuncValues("tier")
 				_ = idx.GetIndexers()
 				_ = idx.LastStoreSyncResourceVersion()
-				_ = ListAllByNamespace(idx, "ns3", nil, func(interface{}) {})
+				_ = ListAllByNamespace(idx, "ns3", nil, func(any) {})
 			}
 		})
 	}

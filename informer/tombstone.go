@@ -11,6 +11,6 @@ import "github.com/kfanout/fanout/deltafifo"
 // informers still come from client-go handles deletes correctly. A
 // handler type of your own can call it where it would write
 // obj.(cache.DeletedFinalStateUnknown).
-func AsDeletedFinalStateUnknown(obj interface{}) (DeletedFinalStateUnknown, bool) {
+func AsDeletedFinalStateUnknown(obj any) (DeletedFinalStateUnknown, bool) {
 	return deltafifo.AsDeletedFinalStateUnknown(obj)
 }

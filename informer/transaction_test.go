@@ -54,7 +54,7 @@ func TestTransactionPartialFailure(t *testing.T) {
 }
 
 func TestTransactionAllKeyErrors(t *testing.T) {
-	s := NewStore(func(interface{}) (string, error) { return "", errors.New("no") })
+	s := NewStore(func(any) (string, error) { return "", errors.New("no") })
 	txnErr := s.(TransactionStore).Transaction(
 		Transaction{Object: 1, Type: TransactionTypeAdd},
 		Transaction{Object: 2, Type: TransactionTypeAdd},

@@ -41,7 +41,7 @@ func (r *trRecorder) panicOn(name string) {
 	r.panics[name] = true
 }
 
-func (r *trRecorder) rec(obj interface{}, line string) {
+func (r *trRecorder) rec(obj any, line string) {
 	key, _ := DeletionHandlingMetaNamespaceKeyFunc(obj)
 	_, name, _ := SplitMetaNamespaceKey(key)
 	r.mu.Lock()
@@ -60,11 +60,11 @@ func (r *trRecorder) rec(obj interface{}, line string) {
 	}
 }
 
-func (r *trRecorder) OnAdd(obj interface{}, initial bool) {
+func (r *trRecorder) OnAdd(obj any, initial bool) {
 	r.rec(obj, fmt.Sprintf("add %s initial=%v", siDesc(obj), initial))
 }
-func (r *trRecorder) OnUpdate(o, n interface{}) { r.rec(n, "update "+siDesc(o)+" -> "+siDesc(n)) }
-func (r *trRecorder) OnDelete(obj interface{})  { r.rec(obj, "delete "+siDesc(obj)) }
+func (r *trRecorder) OnUpdate(o, n any) { r.rec(n, "update "+siDesc(o)+" -> "+siDesc(n)) }
+func (r *trRecorder) OnDelete(obj any)  { r.rec(obj, "delete "+siDesc(obj)) }
 
 // take returns and forgets the calls recorded so far, grouped by key if
 // byKey is set.

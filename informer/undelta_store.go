@@ -8,28 +8,28 @@ package informer
 type UndeltaStore struct {
 	Store
 	// PushFunc receives the store's whole content after each write.
-	PushFunc func([]interface{})
+	PushFunc func([]any)
 }
 
 var _ Store = &UndeltaStore{}
 
 // NewUndeltaStore returns an UndeltaStore over a new Store keyed by
 // keyFunc that pushes to pushFunc.
-func NewUndeltaStore(pushFunc func([]interface{}), keyFunc KeyFunc) *UndeltaStore {
+func NewUndeltaStore(pushFunc func([]any), keyFunc KeyFunc) *UndeltaStore {
 	return &UndeltaStore{Store: NewStore(keyFunc), PushFunc: pushFunc}
 }
 
 // Add adds obj to the store, then pushes the store's content.
-func (u *UndeltaStore) Add(obj interface{}) error { return u.push(u.Store.Add(obj)) }
+func (u *UndeltaStore) Add(obj any) error { return u.push(u.Store.Add(obj)) }
 
 // Update updates obj in the store, then pushes the store's content.
-func (u *UndeltaStore) Update(obj interface{}) error { return u.push(u.Store.Update(obj)) }
+func (u *UndeltaStore) Update(obj any) error { return u.push(u.Store.Update(obj)) }
 
 // Delete deletes obj from the store, then pushes the store's content.
-func (u *UndeltaStore) Delete(obj interface{}) error { return u.push(u.Store.Delete(obj)) }
+func (u *UndeltaStore) Delete(obj any) error { return u.push(u.Store.Delete(obj)) }
 
 // Replace replaces the store's content, then pushes it.
-func (u *UndeltaStore) Replace(list []interface{}, resourceVersion string) error {
+func (u *UndeltaStore) Replace(list []any, resourceVersion string) error {
 	return u.push(u.Store.Replace(list, resourceVersion))
 }
 

@@ -15,7 +15,7 @@ import (
 // panicky records calls and panics on the object "boom".
 type panicky struct{ recorder }
 
-func (p *panicky) OnAdd(obj interface{}, initial bool) {
+func (p *panicky) OnAdd(obj any, initial bool) {
 	if obj == "boom" {
 		panic("handler failed")
 	}

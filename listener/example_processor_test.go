@@ -18,12 +18,12 @@ func (s synced) Done() <-chan struct{} { return s.done }
 // printer prints what it is called with and counts down wg.
 type printer struct{ wg *sync.WaitGroup }
 
-func (p printer) OnAdd(obj interface{}, initial bool) {
+func (p printer) OnAdd(obj any, initial bool) {
 	fmt.Println("add", obj, initial)
 	p.wg.Done()
 }
-func (p printer) OnUpdate(old, obj interface{}) { fmt.Println("update", old, "->", obj); p.wg.Done() }
-func (p printer) OnDelete(obj interface{})      { fmt.Println("delete", obj); p.wg.Done() }
+func (p printer) OnUpdate(old, obj any) { fmt.Println("update", old, "->", obj); p.wg.Done() }
+func (p printer) OnDelete(obj any)      { fmt.Println("delete", obj); p.wg.Done() }
 
 // A Processor hands every distributed notification to each of its
 // listeners, which call their handler in order on their own goroutine.

@@ -46,13 +46,13 @@ func (r *recorder) record(call string) {
 	r.calls = append(r.calls, call)
 }
 
-func (r *recorder) OnAdd(obj interface{}, isInInitialList bool) {
+func (r *recorder) OnAdd(obj any, isInInitialList bool) {
 	r.record(fmt.Sprintf("add %v %v", obj, isInInitialList))
 }
-func (r *recorder) OnUpdate(oldObj, newObj interface{}) {
+func (r *recorder) OnUpdate(oldObj, newObj any) {
 	r.record(fmt.Sprintf("update %v %v", oldObj, newObj))
 }
-func (r *recorder) OnDelete(obj interface{}) { r.record(fmt.Sprintf("delete %v", obj)) }
+func (r *recorder) OnDelete(obj any) { r.record(fmt.Sprintf("delete %v", obj)) }
 
 func (r *recorder) got() []string {
 	r.mu.Lock()

@@ -8,23 +8,23 @@ import (
 // ResourceEventHandlerFuncs mirrors client-go's (and informer's) type of the
 // same name, which NameForHandler recognises by shape.
 type ResourceEventHandlerFuncs struct {
-	AddFunc    func(obj interface{})
-	UpdateFunc func(oldObj, newObj interface{})
-	DeleteFunc func(obj interface{})
+	AddFunc    func(obj any)
+	UpdateFunc func(oldObj, newObj any)
+	DeleteFunc func(obj any)
 }
 
-func (r ResourceEventHandlerFuncs) OnAdd(obj interface{}, _ bool)       {}
-func (r ResourceEventHandlerFuncs) OnUpdate(oldObj, newObj interface{}) {}
-func (r ResourceEventHandlerFuncs) OnDelete(obj interface{})            {}
+func (r ResourceEventHandlerFuncs) OnAdd(obj any, _ bool)       {}
+func (r ResourceEventHandlerFuncs) OnUpdate(oldObj, newObj any) {}
+func (r ResourceEventHandlerFuncs) OnDelete(obj any)            {}
 
 type namedHandler struct{}
 
-func onAddA(interface{})                       {}
-func onUpdateA(interface{}, interface{})       {}
-func (namedHandler) method(interface{})        {}
-func (namedHandler) OnAdd(interface{}, bool)   {}
-func (namedHandler) OnUpdate(_, _ interface{}) {}
-func (namedHandler) OnDelete(interface{})      {}
+func onAddA(any)                       {}
+func onUpdateA(any, any)               {}
+func (namedHandler) method(any)        {}
+func (namedHandler) OnAdd(any, bool)   {}
+func (namedHandler) OnUpdate(_, _ any) {}
+func (namedHandler) OnDelete(any)      {}
 
 const pkg = "github.com/kfanout/fanout/listener"
 

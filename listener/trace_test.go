@@ -40,15 +40,15 @@ type slowOn struct {
 	calls   int
 }
 
-func (h *slowOn) OnAdd(interface{}, bool) {}
-func (h *slowOn) OnUpdate(_, newObj interface{}) {
+func (h *slowOn) OnAdd(any, bool) {}
+func (h *slowOn) OnUpdate(_, newObj any) {
 	<-h.release
 	h.calls++
 	if newObj == h.slow {
 		time.Sleep(150 * time.Millisecond)
 	}
 }
-func (h *slowOn) OnDelete(interface{}) {}
+func (h *slowOn) OnDelete(any) {}
 
 // TestBacklogTraceLogsOnlySlowCalls checks the "processorListener handler"
 // trace (logged at verbosity 2, as client-go's): with more than 1024

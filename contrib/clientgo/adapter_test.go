@@ -44,9 +44,9 @@ func (l *callLog) get() []string {
 // handlerFor returns a client-go handler that records into l.
 func (l *callLog) handlerFor() cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerDetailedFuncs{
-		AddFunc:    func(obj interface{}, initial bool) { l.add(describeAdd(obj, initial)) },
-		UpdateFunc: func(o, n interface{}) { l.add(describeUpdate(o, n)) },
-		DeleteFunc: func(obj interface{}) { l.add(describeDelete(obj)) },
+		AddFunc:    func(obj any, initial bool) { l.add(describeAdd(obj, initial)) },
+		UpdateFunc: func(o, n any) { l.add(describeUpdate(o, n)) },
+		DeleteFunc: func(obj any) { l.add(describeDelete(obj)) },
 	}
 }
 
@@ -116,7 +116,7 @@ func TestAdapterSyncsDeliversAndServesListers(t *testing.T) {
 		require.Len(t, byNS, 1)
 
 		// AddIndexers works while running and indexes what is cached.
-		require.NoError(t, inf.AddIndexers(cache.Indexers{"data": func(obj interface{}) ([]string, error) {
+		require.NoError(t, inf.AddIndexers(cache.Indexers{"data": func(obj any) ([]string, error) {
 			return []string{obj.(*corev1.ConfigMap).Data["v"]}, nil
 		}}))
 		keys, err := inf.GetIndexer().IndexKeys("data", "2")
@@ -192,9 +192,9 @@ func TestAdapterHandsClientGoTombstones(t *testing.T) {
 		src.put("a", "x", "1", false)
 		src.put("a", "y", "1", false)
 		inf := NewSharedIndexInformer(src, &corev1.ConfigMap{}, 0, nil)
-		var got []interface{}
+		var got []any
 		var mu sync.Mutex
-		_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: func(obj interface{}) {
+		_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) {
 			mu.Lock()
 			defer mu.Unlock()
 			got = append(got, obj)
@@ -233,7 +233,7 @@ func TestAdapterWatchErrorHandlerAndTransform(t *testing.T) {
 		require.NoError(t, inf.SetWatchErrorHandlerWithContext(func(_ context.Context, r *cache.Reflector, err error) {
 			calls <- call{r, err}
 		}))
-		require.NoError(t, inf.SetTransform(func(obj interface{}) (interface{}, error) {
+		require.NoError(t, inf.SetTransform(func(obj any) (any, error) {
 			cm := obj.(*corev1.ConfigMap).DeepCopy()
 			cm.Labels = map[string]string{"t": "1"}
 			return cm, nil

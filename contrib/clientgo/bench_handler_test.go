@@ -41,7 +41,7 @@ func newBenchHandler(wantAdds, wantUpdates int) *benchHandler {
 }
 
 // OnAdd counts an add.
-func (h *benchHandler) OnAdd(interface{}, bool) {
+func (h *benchHandler) OnAdd(any, bool) {
 	if h.adds.Add(1) == h.wantAdds {
 		h.lastAdd.Store(time.Now().UnixNano())
 		close(h.addsDone)
@@ -49,7 +49,7 @@ func (h *benchHandler) OnAdd(interface{}, bool) {
 }
 
 // OnUpdate counts an update, after waiting for stall and recording lag.
-func (h *benchHandler) OnUpdate(_, newObj interface{}) {
+func (h *benchHandler) OnUpdate(_, newObj any) {
 	if h.stall != nil {
 		<-h.stall
 	}
@@ -64,4 +64,4 @@ func (h *benchHandler) OnUpdate(_, newObj interface{}) {
 }
 
 // OnDelete ignores deletes (the benchmarks make none).
-func (h *benchHandler) OnDelete(interface{}) {}
+func (h *benchHandler) OnDelete(any) {}

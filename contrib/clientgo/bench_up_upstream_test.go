@@ -45,7 +45,7 @@ func BenchmarkUpstream(b *testing.B) {
 }
 
 // storeGetter returns the GetByKey of inf's store.
-func storeGetter(b *testing.B, inf benchInformer) func(key string) (interface{}, bool, error) {
+func storeGetter(b *testing.B, inf benchInformer) func(key string) (any, bool, error) {
 	switch i := inf.(type) {
 	case cgBenchInformer:
 		return i.GetStore().GetByKey

@@ -76,7 +76,7 @@ func TestControllerRuntimeCacheUsesFanout(t *testing.T) {
 	var mu sync.Mutex
 	var adds []string
 	reg, err := inf.AddEventHandler(toolscache.ResourceEventHandlerDetailedFuncs{
-		AddFunc: func(obj interface{}, initial bool) {
+		AddFunc: func(obj any, initial bool) {
 			mu.Lock()
 			defer mu.Unlock()
 			adds = append(adds, describeAdd(obj, initial))

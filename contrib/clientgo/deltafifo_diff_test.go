@@ -44,7 +44,7 @@ var errProcess = errors.New("process failed")
 
 // diffKey is the key function of both queues: MetaNamespaceKeyFunc's
 // format, with an error for objects named diffBadName.
-func diffKey(obj interface{}) (string, error) {
+func diffKey(obj any) (string, error) {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return "", fmt.Errorf("object has no meta: %v", err)
@@ -58,7 +58,7 @@ func diffKey(obj interface{}) (string, error) {
 // diffTransform copies a ConfigMap and appends "x" to its "transformed"
 // annotation, so that every application is visible. It fails for objects
 // labelled fail=true.
-func diffTransform(obj interface{}) (interface{}, error) {
+func diffTransform(obj any) (any, error) {
 	cm, ok := obj.(*corev1.ConfigMap)
 	if !ok {
 		return obj, nil
@@ -204,8 +204,8 @@ func (w *diffWorld) object(s objSpec) *corev1.ConfigMap {
 	return cm
 }
 
-func (w *diffWorld) list(specs []objSpec) []interface{} {
-	out := make([]interface{}, len(specs))
+func (w *diffWorld) list(specs []objSpec) []any {
+	out := make([]any, len(specs))
 	for i, s := range specs {
 		out[i] = w.object(s)
 	}
@@ -239,7 +239,7 @@ func applyClientGo(s cache.Store, ds []cache.Delta) {
 }
 
 // mapStore is fanout's side's known-objects store: a map with sorted keys.
-type mapStore map[string]interface{}
+type mapStore map[string]any
 
 func (m mapStore) ListKeys() []string {
 	keys := make([]string, 0, len(m))
@@ -250,7 +250,7 @@ func (m mapStore) ListKeys() []string {
 	return keys
 }
 
-func (m mapStore) GetByKey(key string) (interface{}, bool, error) {
+func (m mapStore) GetByKey(key string) (any, bool, error) {
 	v, ok := m[key]
 	return v, ok, nil
 }
@@ -274,17 +274,17 @@ func (m mapStore) apply(ds []deltafifo.Delta) {
 // canonDelta is a delta from either library in comparable form.
 type canonDelta struct {
 	Type string
-	Obj  interface{}
+	Obj  any
 }
 
 type canonTomb struct {
 	Key string
-	Obj interface{}
+	Obj any
 }
 
 type canonReplacedAll struct {
 	RV   string
-	Objs []interface{}
+	Objs []any
 }
 
 type canonBookmark struct{ RV string }
@@ -293,7 +293,7 @@ type canonSyncAll struct{}
 
 // canonObject describes a ConfigMap by everything the queues may change,
 // plus its address when identity must be preserved (no transformer).
-func canonObject(obj interface{}, identity bool) interface{} {
+func canonObject(obj any, identity bool) any {
 	cm, ok := obj.(*corev1.ConfigMap)
 	if !ok {
 		return obj
@@ -308,12 +308,12 @@ func canonObject(obj interface{}, identity bool) interface{} {
 func canonClientGo(ds []cache.Delta, identity bool) []canonDelta {
 	out := make([]canonDelta, len(ds))
 	for i, d := range ds {
-		var obj interface{}
+		var obj any
 		switch o := d.Object.(type) {
 		case cache.DeletedFinalStateUnknown:
 			obj = canonTomb{Key: o.Key, Obj: canonObject(o.Obj, identity)}
 		case cache.ReplacedAllInfo:
-			objs := make([]interface{}, len(o.Objects))
+			objs := make([]any, len(o.Objects))
 			for j, x := range o.Objects {
 				objs[j] = canonObject(x, identity)
 			}
@@ -333,12 +333,12 @@ func canonClientGo(ds []cache.Delta, identity bool) []canonDelta {
 func canonFanout(ds []deltafifo.Delta, identity bool) []canonDelta {
 	out := make([]canonDelta, len(ds))
 	for i, d := range ds {
-		var obj interface{}
+		var obj any
 		switch o := d.Object.(type) {
 		case deltafifo.DeletedFinalStateUnknown:
 			obj = canonTomb{Key: o.Key, Obj: canonObject(o.Obj, identity)}
 		case deltafifo.ReplacedAllInfo:
-			objs := make([]interface{}, len(o.Objects))
+			objs := make([]any, len(o.Objects))
 			for j, x := range o.Objects {
 				objs[j] = canonObject(x, identity)
 			}
@@ -387,7 +387,7 @@ func guardPop(t testing.TB, closeQueue func(), pop func()) {
 }
 
 // checkSame fails the test with the step and both values if they differ.
-func checkSame(t testing.TB, step string, clientGo, fanout interface{}) {
+func checkSame(t testing.TB, step string, clientGo, fanout any) {
 	t.Helper()
 	if !reflect.DeepEqual(clientGo, fanout) {
 		t.Fatalf("%s differs:\nclient-go: %+v\nfanout:    %+v", step, clientGo, fanout)
@@ -463,10 +463,10 @@ func (p *deltaFIFOPair) pop(name string, fail bool) (gotErr error) {
 	t := p.t
 	t.Helper()
 	var cg, fo popResult
-	var cgItem, foItem interface{}
+	var cgItem, foItem any
 	var cgErr, foErr error
 	guardPop(t, p.cg.Close, func() {
-		cgItem, cgErr = p.cg.Pop(func(obj interface{}, initial bool) error {
+		cgItem, cgErr = p.cg.Pop(func(obj any, initial bool) error {
 			ds := obj.(cache.Deltas)
 			cg.Via, cg.Processed, cg.Initial = "single", canonClientGo(ds, p.identity), initial
 			if fail {
@@ -478,7 +478,7 @@ func (p *deltaFIFOPair) pop(name string, fail bool) (gotErr error) {
 			return nil
 		})
 	})
-	foItem, foErr = p.fo.Pop(func(obj interface{}, initial bool) error {
+	foItem, foErr = p.fo.Pop(func(obj any, initial bool) error {
 		ds := obj.(deltafifo.Deltas)
 		fo.Via, fo.Processed, fo.Initial = "single", canonFanout(ds, p.identity), initial
 		if fail {
@@ -578,10 +578,10 @@ func TestDeltaFIFODifferentialSeeds(t *testing.T) {
 // diffWriter is the writing side of a queue; client-go's and fanout's
 // queues both have it, since its methods use only builtin types.
 type diffWriter interface {
-	Add(obj interface{}) error
-	Update(obj interface{}) error
-	Delete(obj interface{}) error
-	Replace(list []interface{}, resourceVersion string) error
+	Add(obj any) error
+	Update(obj any) error
+	Delete(obj any) error
+	Replace(list []any, resourceVersion string) error
 	Resync() error
 }
 

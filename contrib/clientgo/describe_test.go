@@ -16,7 +16,7 @@ func metav1ObjectMeta(ns, name string) metav1.ObjectMeta {
 }
 
 // describeObj is "ns/name rv=N".
-func describeObj(obj interface{}) string {
+func describeObj(obj any) string {
 	cm, ok := obj.(*corev1.ConfigMap)
 	if !ok {
 		return fmt.Sprintf("unexpected %T", obj)
@@ -24,31 +24,31 @@ func describeObj(obj interface{}) string {
 	return fmt.Sprintf("%s/%s rv=%s", cm.Namespace, cm.Name, cm.ResourceVersion)
 }
 
-func rvOf(obj interface{}) string {
+func rvOf(obj any) string {
 	if cm, ok := obj.(*corev1.ConfigMap); ok {
 		return cm.ResourceVersion
 	}
 	return fmt.Sprintf("unexpected %T", obj)
 }
 
-func keyOf(obj interface{}) string {
+func keyOf(obj any) string {
 	if cm, ok := obj.(*corev1.ConfigMap); ok {
 		return cm.Namespace + "/" + cm.Name
 	}
 	return fmt.Sprintf("unexpected %T", obj)
 }
 
-func describeAdd(obj interface{}, initial bool) string {
+func describeAdd(obj any, initial bool) string {
 	return fmt.Sprintf("add %s initial=%t", describeObj(obj), initial)
 }
 
-func describeUpdate(oldObj, newObj interface{}) string {
+func describeUpdate(oldObj, newObj any) string {
 	return fmt.Sprintf("update %s %s->%s", keyOf(newObj), rvOf(oldObj), rvOf(newObj))
 }
 
 // describeDelete names tombstones by their type, so a fanout tombstone
 // leaking through the adapter is told apart from client-go's.
-func describeDelete(obj interface{}) string {
+func describeDelete(obj any) string {
 	switch t := obj.(type) {
 	case cache.DeletedFinalStateUnknown:
 		return fmt.Sprintf("delete %s tombstone(rv=%s)", t.Key, rvOf(t.Obj))

@@ -20,8 +20,8 @@ import (
 // never already queued.
 const benchObjectCount = 4096
 
-var benchObjects = func() []interface{} {
-	out := make([]interface{}, benchObjectCount)
+var benchObjects = func() []any {
+	out := make([]any, benchObjectCount)
 	for i := range out {
 		out[i] = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
 			Namespace:       "bench",
@@ -34,35 +34,35 @@ var benchObjects = func() []interface{} {
 
 // benchQueue is the part of both libraries' queues the benchmarks use.
 type benchQueue interface {
-	Add(obj interface{}) error
+	Add(obj any) error
 	pop() error
 }
 
 type cgDeltaFIFO struct{ *cache.DeltaFIFO }
 
 func (q cgDeltaFIFO) pop() error {
-	_, err := q.Pop(func(interface{}, bool) error { return nil })
+	_, err := q.Pop(func(any, bool) error { return nil })
 	return err
 }
 
 type foDeltaFIFO struct{ *deltafifo.DeltaFIFO }
 
 func (q foDeltaFIFO) pop() error {
-	_, err := q.Pop(func(interface{}, bool) error { return nil })
+	_, err := q.Pop(func(any, bool) error { return nil })
 	return err
 }
 
 type cgRealFIFO struct{ *cache.RealFIFO }
 
 func (q cgRealFIFO) pop() error {
-	_, err := q.Pop(func(interface{}, bool) error { return nil })
+	_, err := q.Pop(func(any, bool) error { return nil })
 	return err
 }
 
 type foRealFIFO struct{ *deltafifo.RealFIFO }
 
 func (q foRealFIFO) pop() error {
-	_, err := q.Pop(func(interface{}, bool) error { return nil })
+	_, err := q.Pop(func(any, bool) error { return nil })
 	return err
 }
 
@@ -120,7 +120,7 @@ func BenchmarkRealFIFOAddPop(b *testing.B) {
 // drains them with one PopBatch per iteration.
 func BenchmarkRealFIFOAddPopBatch(b *testing.B) {
 	const batch = 100
-	run := func(b *testing.B, add func(interface{}) error, popBatch func() error) {
+	run := func(b *testing.B, add func(any) error, popBatch func() error) {
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
 			for j := range batch {
@@ -136,13 +136,13 @@ func BenchmarkRealFIFOAddPopBatch(b *testing.B) {
 	b.Run("impl=fanout", func(b *testing.B) {
 		q := deltafifo.NewRealFIFOWithOptions(deltafifo.RealFIFOOptions{AtomicEvents: true, UnlockWhileProcessing: true})
 		run(b, q.Add, func() error {
-			return q.PopBatch(func([]deltafifo.Delta, bool) error { return nil }, func(interface{}, bool) error { return nil })
+			return q.PopBatch(func([]deltafifo.Delta, bool) error { return nil }, func(any, bool) error { return nil })
 		})
 	})
 	b.Run("impl=clientgo", func(b *testing.B) {
 		q := cache.NewRealFIFOWithOptions(cache.RealFIFOOptions{AtomicEvents: true, UnlockWhileProcessing: true})
 		run(b, q.Add, func() error {
-			return q.PopBatch(func([]cache.Delta, bool) error { return nil }, func(interface{}, bool) error { return nil })
+			return q.PopBatch(func([]cache.Delta, bool) error { return nil }, func(any, bool) error { return nil })
 		})
 	})
 }

@@ -79,7 +79,7 @@ func configMapList(rv string, items ...*corev1.ConfigMap) *corev1.ConfigMapList 
 
 // describeDeleteWithFanout describes a delete as a controller that took
 // fanout's tools/cache helpers sees it.
-func describeDeleteWithFanout(obj interface{}) string {
+func describeDeleteWithFanout(obj any) string {
 	last := obj
 	tomb, isTomb := obj.(informer.DeletedFinalStateUnknown)
 	if isTomb {
@@ -114,14 +114,14 @@ func (r *deleteRecorder) add(via, s string) {
 
 // handlers returns fanout's handler types, each recording its deletes.
 func (r *deleteRecorder) handlers() map[string]informer.ResourceEventHandler {
-	record := func(via string) func(interface{}) {
-		return func(obj interface{}) { r.add(via, describeDeleteWithFanout(obj)) }
+	record := func(via string) func(any) {
+		return func(obj any) { r.add(via, describeDeleteWithFanout(obj)) }
 	}
 	return map[string]informer.ResourceEventHandler{
 		"funcs":          informer.ResourceEventHandlerFuncs{DeleteFunc: record("funcs")},
 		"detailed funcs": informer.ResourceEventHandlerDetailedFuncs{DeleteFunc: record("detailed funcs")},
 		"filtering": informer.FilteringResourceEventHandler{
-			FilterFunc: func(obj interface{}) bool {
+			FilterFunc: func(obj any) bool {
 				_, err := informer.DeletionHandlingMetaNamespaceKeyFunc(obj)
 				return err == nil
 			},
@@ -262,9 +262,9 @@ func TestFanoutHelpersRecogniseClientGoTombstone(t *testing.T) {
 
 // seenBy returns what a fanout ResourceEventHandlerFuncs' DeleteFunc
 // receives for obj.
-func seenBy(obj interface{}) interface{} {
-	var seen interface{}
-	informer.ResourceEventHandlerFuncs{DeleteFunc: func(o interface{}) { seen = o }}.OnDelete(obj)
+func seenBy(obj any) any {
+	var seen any
+	informer.ResourceEventHandlerFuncs{DeleteFunc: func(o any) { seen = o }}.OnDelete(obj)
 	return seen
 }
 

@@ -16,13 +16,13 @@ type handler struct {
 }
 
 // OnAdd passes the add on.
-func (h handler) OnAdd(obj interface{}, isInInitialList bool) { h.inner.OnAdd(obj, isInInitialList) }
+func (h handler) OnAdd(obj any, isInInitialList bool) { h.inner.OnAdd(obj, isInInitialList) }
 
 // OnUpdate passes the update on.
-func (h handler) OnUpdate(oldObj, newObj interface{}) { h.inner.OnUpdate(oldObj, newObj) }
+func (h handler) OnUpdate(oldObj, newObj any) { h.inner.OnUpdate(oldObj, newObj) }
 
 // OnDelete passes the delete on, converting a tombstone.
-func (h handler) OnDelete(obj interface{}) { h.inner.OnDelete(ToClientGoObject(obj)) }
+func (h handler) OnDelete(obj any) { h.inner.OnDelete(ToClientGoObject(obj)) }
 
 // handlerOptions returns fanout options for a client-go handler, named
 // after the user's handler rather than the adapter.
@@ -36,7 +36,7 @@ func handlerOptions(h cache.ResourceEventHandler, options cache.HandlerOptions) 
 
 // ToClientGoObject returns obj with fanout's DeletedFinalStateUnknown
 // replaced by client-go's; any other value is returned as it is.
-func ToClientGoObject(obj interface{}) interface{} {
+func ToClientGoObject(obj any) any {
 	if t, ok := obj.(informer.DeletedFinalStateUnknown); ok {
 		return cache.DeletedFinalStateUnknown{Key: t.Key, Obj: t.Obj}
 	}

@@ -84,7 +84,7 @@ type diffRun struct {
 }
 
 // informerDiffTransform marks objects so the test can see that the transform ran.
-func informerDiffTransform(obj interface{}) (interface{}, error) {
+func informerDiffTransform(obj any) (any, error) {
 	cm, ok := obj.(*corev1.ConfigMap)
 	if !ok {
 		return obj, nil
@@ -99,7 +99,7 @@ func informerDiffTransform(obj interface{}) (interface{}, error) {
 
 // transformed reports whether obj, or a tombstone's object, carries the
 // transform's label.
-func transformed(obj interface{}) bool {
+func transformed(obj any) bool {
 	switch t := obj.(type) {
 	case cache.DeletedFinalStateUnknown:
 		obj = t.Obj
@@ -112,7 +112,7 @@ func transformed(obj interface{}) bool {
 
 // recordingHandler records calls, flagging objects the transform missed.
 func recordingHandler(l *callLog) cache.ResourceEventHandler {
-	mark := func(s string, objs ...interface{}) string {
+	mark := func(s string, objs ...any) string {
 		for _, o := range objs {
 			if !transformed(o) {
 				return s + " untransformed"
@@ -121,9 +121,9 @@ func recordingHandler(l *callLog) cache.ResourceEventHandler {
 		return s
 	}
 	return cache.ResourceEventHandlerDetailedFuncs{
-		AddFunc:    func(obj interface{}, initial bool) { l.add(mark(describeAdd(obj, initial), obj)) },
-		UpdateFunc: func(o, n interface{}) { l.add(mark(describeUpdate(o, n), o, n)) },
-		DeleteFunc: func(obj interface{}) { l.add(mark(describeDelete(obj), obj)) },
+		AddFunc:    func(obj any, initial bool) { l.add(mark(describeAdd(obj, initial), obj)) },
+		UpdateFunc: func(o, n any) { l.add(mark(describeUpdate(o, n), o, n)) },
+		DeleteFunc: func(obj any) { l.add(mark(describeDelete(obj), obj)) },
 	}
 }
 

@@ -20,24 +20,24 @@ import (
 
 // mutationCacheLike is what client-go's MutationCache and fanout's share.
 type mutationCacheLike interface {
-	GetByKey(key string) (interface{}, bool, error)
-	ByIndex(indexName, indexKey string) ([]interface{}, error)
-	Mutation(interface{})
+	GetByKey(key string) (any, bool, error)
+	ByIndex(indexName, indexKey string) ([]any, error)
+	Mutation(any)
 	OnAddOrUpdate(obj runtime.Object)
 	OnDelete(obj runtime.Object)
 }
 
 // indexerLike is the part of the backing indexers the scripts write.
 type indexerLike interface {
-	Add(interface{}) error
-	Delete(interface{}) error
+	Add(any) error
+	Delete(any) error
 }
 
 func mcPod(name, uid, rv string) *v1.Pod {
 	return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID(uid), ResourceVersion: rv}}
 }
 
-func describeMCPod(obj interface{}) string {
+func describeMCPod(obj any) string {
 	p := obj.(*v1.Pod)
 	return p.Name + "/" + string(p.UID) + "@" + p.ResourceVersion
 }

@@ -16,7 +16,7 @@ import (
 // kv is a test object: key and value.
 type kv struct{ k, v string }
 
-func kvKey(obj interface{}) (string, error) {
+func kvKey(obj any) (string, error) {
 	o, ok := obj.(kv)
 	if !ok {
 		return "", errors.New("not a kv")
@@ -30,10 +30,10 @@ type op func(q any) string
 
 // fifoLike is what client-go's FIFO and fanout's have in common.
 type fifoLike interface {
-	Add(interface{}) error
-	Update(interface{}) error
-	Delete(interface{}) error
-	Replace([]interface{}, string) error
+	Add(any) error
+	Update(any) error
+	Delete(any) error
+	Replace([]any, string) error
 	Resync() error
 	HasSynced() bool
 	Close()
@@ -48,12 +48,12 @@ func fifoPop(q any, n int) string {
 		var got string
 		switch q := q.(type) {
 		case *cgcache.FIFO:
-			_, _ = q.Pop(func(obj interface{}, initial bool) error {
+			_, _ = q.Pop(func(obj any, initial bool) error {
 				got = fmt.Sprintf("%v initial=%v synced=%v", obj, initial, isClosed(q.Done()))
 				return nil
 			})
 		case *informer.FIFO:
-			_, _ = q.Pop(func(obj interface{}, initial bool) error {
+			_, _ = q.Pop(func(obj any, initial bool) error {
 				got = fmt.Sprintf("%v initial=%v synced=%v", obj, initial, isClosed(q.Done()))
 				return nil
 			})
@@ -84,7 +84,7 @@ func TestFIFOMatchesClientGo(t *testing.T) {
 	del := func(k string) op { return w(func(q fifoLike) error { return q.Delete(kv{k, ""}) }, "delete "+k) }
 	replace := func(objs ...kv) op {
 		return w(func(q fifoLike) error {
-			list := make([]interface{}, len(objs))
+			list := make([]any, len(objs))
 			for i, o := range objs {
 				list[i] = o
 			}
@@ -115,8 +115,8 @@ func TestFIFOMatchesClientGo(t *testing.T) {
 			}
 			cg.Close()
 			fo.Close()
-			_, cgErr := cg.Pop(func(interface{}, bool) error { return nil })
-			_, foErr := fo.Pop(func(interface{}, bool) error { return nil })
+			_, cgErr := cg.Pop(func(any, bool) error { return nil })
+			_, foErr := fo.Pop(func(any, bool) error { return nil })
 			require.Equal(t, cgErr.Error(), foErr.Error())
 			require.Equal(t, cg.IsClosed(), fo.IsClosed())
 		})
@@ -125,16 +125,16 @@ func TestFIFOMatchesClientGo(t *testing.T) {
 
 // heapLike is what client-go's Heap and fanout's have in common.
 type heapLike interface {
-	Add(interface{}) error
-	BulkAdd([]interface{}) error
-	AddIfNotPresent(interface{}) error
-	Update(interface{}) error
-	Delete(interface{}) error
-	Pop() (interface{}, error)
-	List() []interface{}
+	Add(any) error
+	BulkAdd([]any) error
+	AddIfNotPresent(any) error
+	Update(any) error
+	Delete(any) error
+	Pop() (any, error)
+	List() []any
 	ListKeys() []string
-	Get(interface{}) (interface{}, bool, error)
-	GetByKey(string) (interface{}, bool, error)
+	Get(any) (any, bool, error)
+	GetByKey(string) (any, bool, error)
 	Close()
 	IsClosed() bool
 }
@@ -142,7 +142,7 @@ type heapLike interface {
 // TestHeapMatchesClientGo runs scripts against client-go v0.37.2's Heap
 // and fanout's and compares every result.
 func TestHeapMatchesClientGo(t *testing.T) {
-	less := func(a, b interface{}) bool { return a.(kv).v < b.(kv).v }
+	less := func(a, b any) bool { return a.(kv).v < b.(kv).v }
 	h := func(desc string, f func(heapLike) any) op {
 		return func(q any) string { return fmt.Sprintf("%s: %v", desc, f(q.(heapLike))) }
 	}
@@ -173,8 +173,8 @@ func TestHeapMatchesClientGo(t *testing.T) {
 		{"pops in order", []op{add("a", "3"), add("b", "1"), add("c", "2"), list, pop, pop, pop}},
 		{"add replaces and reorders", []op{add("a", "3"), add("b", "1"), add("a", "0"), get("a"), pop, pop}},
 		{"add if not present keeps first", []op{add("a", "3"), h("ainp", func(q heapLike) any { return errs(q.AddIfNotPresent(kv{"a", "0"})) }), h("aninp", func(q heapLike) any { return errs(q.AddIfNotPresent(kv{"b", "1"})) }), pop, pop}},
-		{"bulk add", []op{h("bulk", func(q heapLike) any { return errs(q.BulkAdd([]interface{}{kv{"a", "2"}, kv{"b", "1"}, kv{"a", "0"}})) }), list, pop, pop}},
-		{"bulk add key error", []op{h("bulk", func(q heapLike) any { return errs(q.BulkAdd([]interface{}{kv{"a", "2"}, "x", kv{"b", "1"}})) }), list}},
+		{"bulk add", []op{h("bulk", func(q heapLike) any { return errs(q.BulkAdd([]any{kv{"a", "2"}, kv{"b", "1"}, kv{"a", "0"}})) }), list, pop, pop}},
+		{"bulk add key error", []op{h("bulk", func(q heapLike) any { return errs(q.BulkAdd([]any{kv{"a", "2"}, "x", kv{"b", "1"}})) }), list}},
 		{"delete", []op{add("a", "1"), add("b", "2"), add("c", "3"), h("del", func(q heapLike) any { return errs(q.Delete(kv{"a", ""})) }), h("del missing", func(q heapLike) any { return errs(q.Delete(kv{"z", ""})) }), get("a"), pop, pop}},
 		{"update", []op{add("a", "5"), add("b", "2"), h("update", func(q heapLike) any { return errs(q.Update(kv{"a", "1"})) }), pop}},
 		{"closed", []op{add("a", "1"), h("close", func(q heapLike) any { q.Close(); return q.IsClosed() }), add("b", "0"), h("aninp", func(q heapLike) any { return errs(q.AddIfNotPresent(kv{"b", "1"})) }), pop, pop}},
@@ -194,19 +194,19 @@ func TestHeapMatchesClientGo(t *testing.T) {
 // v0.37.2's UndeltaStore and fanout's for the same writes.
 func TestUndeltaStoreMatchesClientGo(t *testing.T) {
 	type store interface {
-		Add(interface{}) error
-		Update(interface{}) error
-		Delete(interface{}) error
-		Replace([]interface{}, string) error
+		Add(any) error
+		Update(any) error
+		Delete(any) error
+		Replace([]any, string) error
 	}
 	script := func(s store) []error {
 		return []error{
 			s.Add(kv{"a", "1"}), s.Add(kv{"b", "1"}), s.Update(kv{"a", "2"}), s.Add("bad"),
-			s.Delete(kv{"b", ""}), s.Replace([]interface{}{kv{"c", "1"}, kv{"d", "1"}}, "5"), s.Delete(kv{"zz", ""}),
+			s.Delete(kv{"b", ""}), s.Replace([]any{kv{"c", "1"}, kv{"d", "1"}}, "5"), s.Delete(kv{"zz", ""}),
 		}
 	}
-	record := func(pushes *[]string) func([]interface{}) {
-		return func(list []interface{}) {
+	record := func(pushes *[]string) func([]any) {
+		return func(list []any) {
 			var s []string
 			for _, o := range list {
 				s = append(s, fmt.Sprint(o))

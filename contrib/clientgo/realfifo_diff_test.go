@@ -109,15 +109,15 @@ func (p *realFIFOPair) pop(name string, kind opKind) error {
 			return nil
 		}
 	}
-	cgSingle := func(obj interface{}, initial bool) error { return cgProcess("single")(obj.(cache.Deltas), initial) }
-	foSingle := func(obj interface{}, initial bool) error { return foProcess("single")(obj.(deltafifo.Deltas), initial) }
+	cgSingle := func(obj any, initial bool) error { return cgProcess("single")(obj.(cache.Deltas), initial) }
+	foSingle := func(obj any, initial bool) error { return foProcess("single")(obj.(deltafifo.Deltas), initial) }
 
 	var cgErr, foErr error
 	if kind == opPopBatch || kind == opPopBatchFail {
 		guardPop(t, p.cg.Close, func() { cgErr = p.cg.PopBatch(cgProcess("batch"), cgSingle) })
 		foErr = p.fo.PopBatch(foProcess("batch"), foSingle)
 	} else {
-		var cgItem, foItem interface{}
+		var cgItem, foItem any
 		guardPop(t, p.cg.Close, func() { cgItem, cgErr = p.cg.Pop(cgSingle) })
 		foItem, foErr = p.fo.Pop(foSingle)
 		if ds, ok := cgItem.(cache.Deltas); ok {

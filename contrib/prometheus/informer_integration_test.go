@@ -69,12 +69,12 @@ func TestInformerMetricsThroughRealInformer(t *testing.T) {
 		var mu sync.Mutex
 		var seen []string
 		if _, err := inf.AddEventHandler(informer.ResourceEventHandlerFuncs{
-			AddFunc: func(obj interface{}) {
+			AddFunc: func(obj any) {
 				mu.Lock()
 				seen = append(seen, "add "+obj.(*corev1.Pod).Name)
 				mu.Unlock()
 			},
-			UpdateFunc: func(_, obj interface{}) {
+			UpdateFunc: func(_, obj any) {
 				mu.Lock()
 				seen = append(seen, "update "+obj.(*corev1.Pod).Name)
 				mu.Unlock()

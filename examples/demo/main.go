@@ -212,7 +212,7 @@ func (u *upstream) Done() <-chan struct{} { return u.ch }
 func (u *upstream) markSynced() { close(u.ch) }
 
 // keyOf returns the key of an object "key@rv".
-func keyOf(obj interface{}) string {
+func keyOf(obj any) string {
 	k, _, _ := strings.Cut(obj.(string), "@")
 	return k
 }
@@ -257,7 +257,7 @@ func (h *handler) done() {
 }
 
 // OnAdd records an add.
-func (h *handler) OnAdd(obj interface{}, isInInitialList bool) {
+func (h *handler) OnAdd(obj any, isInInitialList bool) {
 	h.adds++
 	if isInInitialList {
 		h.initial++
@@ -267,14 +267,14 @@ func (h *handler) OnAdd(obj interface{}, isInInitialList bool) {
 }
 
 // OnUpdate records an update.
-func (h *handler) OnUpdate(_, newObj interface{}) {
+func (h *handler) OnUpdate(_, newObj any) {
 	h.updates++
 	h.last[keyOf(newObj)] = newObj.(string)
 	h.done()
 }
 
 // OnDelete records a delete.
-func (h *handler) OnDelete(obj interface{}) {
+func (h *handler) OnDelete(obj any) {
 	h.deletes++
 	delete(h.last, keyOf(obj))
 	h.done()
