@@ -11,6 +11,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -41,6 +42,14 @@ func failingInformer() (cache.SharedIndexInformer, *fakeSource) {
 }
 
 func TestWatchErrorHandlersGetAUsableReflector(t *testing.T) {
+	// client-go's default handler goes through utilruntime's global error
+	// handlers, whose rate limiter remembers the wall-clock time of the
+	// last error any earlier test reported: inside the bubble, whose clock
+	// starts in 2000, it would sleep for decades. This test needs the
+	// handler to run and return, not that limiter.
+	saved := utilruntime.ErrorHandlers
+	utilruntime.ErrorHandlers = nil
+	t.Cleanup(func() { utilruntime.ErrorHandlers = saved })
 	synctest.Test(t, func(t *testing.T) {
 		// fanout's own handler sees the name client-go's must see.
 		own, _ := failingInformer()
@@ -80,8 +89,8 @@ func TestWatchErrorHandlersGetAUsableReflector(t *testing.T) {
 			require.Equal(t, fanoutName, r.Name(), name)
 			require.Equal(t, "*v1.ConfigMap", r.TypeDescription(), name)
 		}
-		// The default handler has had time to return (it pauses 1 ms
-		// between errors); the reflectors back off for 800 ms or more.
+		// The default handler has had time to return; the reflectors
+		// back off for 800 ms or more.
 		time.Sleep(100 * time.Millisecond)
 		synctest.Wait()
 		lists, _ := defaultSrc.counts()
