@@ -2,9 +2,12 @@ package clientgo
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/kfanout/fanout/internal/modcopy"
 )
 
 // sampleControllerVersions are the versions of k8s.io/sample-controller
@@ -43,12 +46,12 @@ func TestSampleController(t *testing.T) {
 	for _, generated := range []bool{false, true} {
 		name := map[bool]string{false: "imports", true: "generated"}[generated]
 		t.Run(name, func(t *testing.T) {
-			m := copyProxyModule(t, "k8s.io/sample-controller", sampleControllerVersions...)
+			m := modcopy.FromProxy(t, "k8s.io/sample-controller", sampleControllerVersions...)
 			switchSampleController(t, m, generated)
-			if v := strings.TrimSpace(m.goCmd("list", "-m", "-f", "{{.Version}}", "k8s.io/client-go")); v != "v0.37.2" {
+			if v := strings.TrimSpace(m.Go("list", "-m", "-f", "{{.Version}}", "k8s.io/client-go")); v != "v0.37.2" {
 				t.Fatalf("the switched copy builds with client-go %s, want v0.37.2", v)
 			}
-			out := m.goCmd("test", "-count=1", "-v", ".")
+			out := m.Go("test", "-count=1", "-v", ".")
 			for _, want := range []string{"--- PASS: TestFanoutProof", "--- PASS: TestCreatesDeployment", "--- PASS: TestUpdateDeployment"} {
 				if !strings.Contains(out, want) {
 					t.Errorf("sample-controller's tests did not report %q:\n%s", want, out)
@@ -64,21 +67,21 @@ func TestSampleController(t *testing.T) {
 
 // switchSampleController switches m, a copy of sample-controller, to
 // fanout as TestSampleController describes.
-func switchSampleController(t *testing.T, m *moduleCopy, generated bool) {
+func switchSampleController(t *testing.T, m *modcopy.Copy, generated bool) {
 	t.Helper()
-	changed := m.replaceImport(clientGoInformers, fanoutInformers)
+	changed := m.ReplaceImport(clientGoInformers, fanoutInformers)
 	if len(changed) == 0 {
 		t.Fatalf("sample-controller %s imports %s nowhere", m.Version, clientGoInformers)
 	}
 	t.Logf("switched the import in %v", changed)
 	if generated {
-		m.editFile(generatedFactory, "informer = newFunc(f.client, resyncPeriod)",
+		m.EditFile(generatedFactory, "informer = newFunc(f.client, resyncPeriod)",
 			"informer = fanoutinformers.FromClientGo(newFunc(f.client, resyncPeriod), resyncPeriod)")
-		m.editFile(generatedFactory, "\tcache \"k8s.io/client-go/tools/cache\"\n",
+		m.EditFile(generatedFactory, "\tcache \"k8s.io/client-go/tools/cache\"\n",
 			"\tcache \"k8s.io/client-go/tools/cache\"\n\tfanoutinformers \""+fanoutInformers+"\"\n")
 	}
-	m.writeFile("fanout_proof_test.go", fmt.Sprintf(fanoutProof, generated))
-	m.useFanout()
+	m.WriteFile("fanout_proof_test.go", fmt.Sprintf(fanoutProof, generated))
+	m.UseFanout(filepath.Join("..", ".."))
 }
 
 // fanoutProof is the test added to the copy; %%v is whether the Foo
