@@ -44,7 +44,10 @@ func WithTransform(transform cache.TransformFunc) SharedInformerOption {
 }
 
 // WithInformerName sets the name client-go's generated constructors use
-// for the informers' metrics identifiers.
+// for the informers' metrics identifiers. The fanout informers built from
+// them do not carry that identifier (fanout names its informers with its
+// own InformerName type); set FanoutOptions.Informer.Identifier, or rely
+// on the listener metrics' default name, the object type.
 func WithInformerName(informerName *cache.InformerName) SharedInformerOption {
 	return k8sinformers.WithInformerName(informerName)
 }
