@@ -64,7 +64,16 @@ func checkLayout() error {
 	}
 	f := k8sinformers.NewSharedInformerFactory(nil, 0)
 	factoryType = reflect.TypeOf(f)
-	return checkStruct(factoryType, "k8s.io/client-go/informers", "sharedInformerFactory", factoryFields)
+	if err := checkStruct(factoryType, "k8s.io/client-go/informers", "sharedInformerFactory", factoryFields); err != nil {
+		return err
+	}
+	// Options are functions of the factory pointer that return it; the
+	// fanout factory makes its own with reflect.MakeFunc.
+	opt := reflect.TypeFor[k8sinformers.SharedInformerOption]()
+	if opt.Kind() != reflect.Func || opt.NumIn() != 1 || opt.In(0) != factoryType || opt.NumOut() != 1 || opt.Out(0) != factoryType {
+		return layoutError(fmt.Sprintf("informers.SharedInformerOption is %v, expected func(%v) %v", opt, factoryType, factoryType))
+	}
+	return nil
 }
 
 // checkStruct verifies that t is a pointer to pkg.name with fields.
