@@ -64,9 +64,6 @@ func TestReadInformer(t *testing.T) {
 		if p.ListerWatcher != lw || p.ObjectType != obj || p.ObjectDescription != "things" || len(p.Indexers) != 1 || p.Indexers["by"] == nil {
 			t.Errorf("read %+v", p)
 		}
-		if !IsClientGoInformer(in) {
-			t.Errorf("%T is not recognised", in)
-		}
 	}
 	if _, err := ReadInformer(struct{ cache.SharedIndexInformer }{inf}); err == nil {
 		t.Error("a foreign informer was read")

@@ -54,15 +54,6 @@ func Unwrap(inf cache.SharedIndexInformer) cache.SharedIndexInformer {
 	return inf
 }
 
-// IsClientGoInformer reports whether inf, once unwrapped, is client-go's
-// own shared informer.
-func IsClientGoInformer(inf cache.SharedIndexInformer) bool {
-	if CheckLayout() != nil {
-		return false
-	}
-	return reflect.TypeOf(Unwrap(inf)) == informerType
-}
-
 // ReadInformer returns what the client-go informer inf (possibly typed)
 // was built from. inf must not have been started: its indexers are read
 // as they are now.
