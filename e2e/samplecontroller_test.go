@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -56,6 +57,12 @@ func TestSampleControllerSwitched(t *testing.T) {
 	bins := t.TempDir()
 	plain.Go("build", "-o", filepath.Join(bins, "client-go"), ".")
 	switched.Go("build", "-o", filepath.Join(bins, "fanout"), ".")
+	for impl, want := range map[string]bool{"client-go": false, "fanout": true} {
+		deps := plain.Go("version", "-m", filepath.Join(bins, impl))
+		if got := strings.Contains(deps, "github.com/kfanout/fanout/contrib/clientgo"); got != want {
+			t.Fatalf("the %s binary links fanout's contrib/clientgo: %v, want %v", impl, got, want)
+		}
+	}
 
 	createFooCRD(ctx, t, dyn, filepath.Join(plain.Dir, "artifacts", "examples", "crd-status-subresource.yaml"))
 
@@ -108,7 +115,9 @@ func createFooCRD(ctx context.Context, t *testing.T, dyn dynamic.Interface, file
 }
 
 // startController starts the sample-controller binary bin and returns a
-// function that stops it (interrupt, then kill after 30 s) and waits.
+// function that stops it (interrupt, then kill after 30 s) and waits; the
+// test's cleanup calls it too, so a failing test does not leave it
+// running.
 func startController(t *testing.T, bin, kubeconfig string) func() {
 	t.Helper()
 	log, err := os.Create(filepath.Join(t.TempDir(), filepath.Base(bin)+".log"))
@@ -120,21 +129,28 @@ func startController(t *testing.T, bin, kubeconfig string) func() {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	return func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-		_ = log.Close()
-		if t.Failed() {
-			out, _ := os.ReadFile(log.Name())
-			t.Logf("%s output:\n%s", bin, out)
-		}
+	var once sync.Once
+	stop := func() { once.Do(func() { stopController(t, cmd, log) }) }
+	t.Cleanup(stop)
+	return stop
+}
+
+// stopController interrupts cmd, kills it if it has not exited 30 s
+// later, and shows its log if the test failed.
+func stopController(t *testing.T, cmd *exec.Cmd, log *os.File) {
+	_ = cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
+	_ = log.Close()
+	if t.Failed() {
+		out, _ := os.ReadFile(log.Name())
+		t.Logf("%s output:\n%s", cmd.Path, out)
 	}
 }
 
@@ -156,7 +172,7 @@ func sampleControllerScript(ctx context.Context, t *testing.T, cs kubernetes.Int
 				return err.Error()
 			}
 			if d.Spec.Replicas == nil || *d.Spec.Replicas != replicas || ownerName(d) != owner {
-				return fmt.Sprintf("deployment %s: replicas %v, owner %q", name, d.Spec.Replicas, ownerName(d))
+				return fmt.Sprintf("deployment %s: replicas %d, owner %q; want %d, %q", name, ptrValue(d.Spec.Replicas), ownerName(d), replicas, owner)
 			}
 			return ""
 		}
@@ -189,7 +205,7 @@ func sampleControllerScript(ctx context.Context, t *testing.T, cs kubernetes.Int
 	if _, err := foos.Create(ctx, newFoo("foo1", "foo1-dep", 1), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	step("create foo1", both(deployment("foo1-dep", 1, "foo1"), event("foo1", "Synced")))
+	step("create foo1", both(deployment("foo1-dep", 1, "Foo/foo1"), event("foo1", "Synced")))
 
 	foo1, err := foos.Get(ctx, "foo1", metav1.GetOptions{})
 	if err != nil {
@@ -199,7 +215,7 @@ func sampleControllerScript(ctx context.Context, t *testing.T, cs kubernetes.Int
 	if _, err := foos.Update(ctx, foo1, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	step("scale foo1 to 3", deployment("foo1-dep", 3, "foo1"))
+	step("scale foo1 to 3", deployment("foo1-dep", 3, "Foo/foo1"))
 
 	one := int32(1)
 	other := &appsv1.Deployment{
@@ -231,6 +247,14 @@ func sampleControllerScript(ctx context.Context, t *testing.T, cs kubernetes.Int
 		return ""
 	})
 	return states
+}
+
+// ptrValue is *p, or -1 for nil.
+func ptrValue(p *int32) int32 {
+	if p == nil {
+		return -1
+	}
+	return *p
 }
 
 // newFoo returns a Foo asking for a Deployment.
