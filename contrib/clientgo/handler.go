@@ -24,14 +24,22 @@ func (h handler) OnUpdate(oldObj, newObj any) { h.inner.OnUpdate(oldObj, newObj)
 // OnDelete passes the delete on, converting a tombstone.
 func (h handler) OnDelete(obj any) { h.inner.OnDelete(ToClientGoObject(obj)) }
 
-// handlerOptions returns fanout options for a client-go handler, named
-// after the user's handler rather than the adapter.
-func handlerOptions(h cache.ResourceEventHandler, options cache.HandlerOptions) informer.HandlerOptions {
-	return informer.HandlerOptions{
-		Logger:       options.Logger,
-		ResyncPeriod: options.ResyncPeriod,
-		Name:         listener.NameForHandler(h),
+// handlerOptions returns fanout options for a client-go handler: the
+// adapter's defaults, with client-go's Logger and ResyncPeriod where set,
+// named after the user's handler rather than the adapter unless the
+// defaults name it.
+func handlerOptions(h cache.ResourceEventHandler, options cache.HandlerOptions, defaults informer.HandlerOptions) informer.HandlerOptions {
+	out := defaults
+	if options.Logger != nil {
+		out.Logger = options.Logger
 	}
+	if options.ResyncPeriod != nil {
+		out.ResyncPeriod = options.ResyncPeriod
+	}
+	if out.Name == "" {
+		out.Name = listener.NameForHandler(h)
+	}
+	return out
 }
 
 // ToClientGoObject returns obj with fanout's DeletedFinalStateUnknown

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kfanout/fanout/contrib/clientgo/internal/cgreflect"
 	"github.com/kfanout/fanout/informer"
 )
 
@@ -62,9 +63,11 @@ func Wrap(inf informer.SharedIndexInformer) cache.SharedIndexInformer {
 }
 
 // FanoutInformer returns the fanout informer behind inf, and false when inf
-// was not made by this package.
+// was not made by this package. It looks through client-go's typed
+// wrapper (cache.NewTypedSharedIndexInformer), so the Informer() of a
+// factory from contrib/clientgo/informers works too.
 func FanoutInformer(inf cache.SharedIndexInformer) (informer.SharedIndexInformer, bool) {
-	w, ok := inf.(*sharedIndexInformer)
+	w, ok := cgreflect.Unwrap(inf).(*sharedIndexInformer)
 	if !ok || w == nil {
 		return nil, false
 	}
@@ -77,6 +80,9 @@ func FanoutInformer(inf cache.SharedIndexInformer) (informer.SharedIndexInformer
 type sharedIndexInformer struct {
 	inner      informer.SharedIndexInformer
 	reflectors reflectorViews
+	// defaults are the fanout options of every handler registered
+	// through this adapter (see WrapWithHandlerDefaults).
+	defaults informer.HandlerOptions
 }
 
 var _ cache.SharedIndexInformer = (*sharedIndexInformer)(nil)
@@ -97,7 +103,7 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(h cache.ResourceEventHa
 	if isNil(h) {
 		return nil, errNilHandler
 	}
-	return wrapRegistration(s.inner.AddEventHandlerWithOptions(handler{inner: h}, handlerOptions(h, options)))
+	return wrapRegistration(s.inner.AddEventHandlerWithOptions(handler{inner: h}, handlerOptions(h, options, s.defaults)))
 }
 
 // RemoveEventHandler removes a registration made by this informer. Like

@@ -1,0 +1,282 @@
+package informers_test
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	k8sinformers "k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/kfanout/fanout/contrib/clientgo"
+	"github.com/kfanout/fanout/contrib/clientgo/informers"
+	"github.com/kfanout/fanout/informer"
+)
+
+var podsGVR = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+
+func testPod(ns, name string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+}
+
+// start runs f until the test ends and waits for its informers.
+func start(t *testing.T, f informers.SharedInformerFactory) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(func() { cancel(); f.Shutdown() })
+	f.Start(ctx.Done())
+	for typ, ok := range f.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			t.Fatalf("%v did not sync", typ)
+		}
+	}
+}
+
+// TestFactoryIsClientGos uses the factory as code written for client-go's
+// does: typed accessors, listers, handlers, ForResource and InformerFor
+// all reach one fanout informer per type.
+func TestFactoryIsClientGos(t *testing.T) {
+	cs := fake.NewClientset(testPod("a", "p1"), testPod("b", "p2"))
+	var _ k8sinformers.SharedInformerFactory = informers.NewSharedInformerFactory(cs, 0)
+	f := informers.NewSharedInformerFactory(cs, 0)
+
+	typed := f.Core().V1().Pods().Informer()
+	fi, ok := clientgo.FanoutInformer(typed)
+	if !ok {
+		t.Fatalf("Pods().Informer() is %T, not a fanout informer", typed)
+	}
+	gi, err := f.ForResource(podsGVR)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byResource, _ := clientgo.FanoutInformer(gi.Informer())
+	byType, _ := clientgo.FanoutInformer(f.InformerFor(&corev1.Pod{}, nil))
+	if byResource != fi || byType != fi {
+		t.Fatalf("ForResource and InformerFor reach %p and %p, the typed accessor %p", byResource, byType, fi)
+	}
+	if _, err := f.ForResource(schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "foos"}); err == nil {
+		t.Error("ForResource of an unknown resource did not fail")
+	}
+
+	var mu sync.Mutex
+	var added []string
+	if _, err := typed.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: func(obj any) {
+		mu.Lock()
+		defer mu.Unlock()
+		added = append(added, obj.(*corev1.Pod).Name)
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	start(t, f)
+	if got := f.WaitForCacheSync(nil); !got[reflect.TypeOf(&corev1.Pod{})] || len(got) != 1 {
+		t.Errorf("WaitForCacheSync = %v", got)
+	}
+	p, err := f.Core().V1().Pods().Lister().Pods("b").Get("p2")
+	if err != nil || p.Name != "p2" {
+		t.Fatalf("lister: %v, %v", p, err)
+	}
+	if !cache.WaitForCacheSync(nil, typed.HasSynced) {
+		t.Fatal("not synced")
+	}
+	if _, err := cs.CoreV1().Pods("a").Create(context.Background(), testPod("a", "p3"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		_, err := f.Core().V1().Pods().Lister().Pods("a").Get("p3")
+		return err == nil
+	})
+	waitFor(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(added) == 3
+	})
+}
+
+// waitFor waits up to a minute for cond, checking it every millisecond.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	timeout := time.After(time.Minute)
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-timeout:
+			t.Fatal("condition not met within a minute")
+		}
+	}
+}
+
+// TestInformerForConverts checks what InformerFor makes of the informers
+// a newFunc returns: client-go's become fanout's, fanout's stay as they
+// are, anything else panics with a clear message.
+func TestInformerForConverts(t *testing.T) {
+	cs := fake.NewClientset()
+	f := informers.NewSharedInformerFactory(cs, 0)
+	lw := cache.NewListWatchFromClient(cs.CoreV1().RESTClient(), "configmaps", "", nil)
+	inf := f.InformerFor(&corev1.ConfigMap{}, func(kubernetes.Interface, time.Duration) cache.SharedIndexInformer {
+		return cache.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, 0, cache.Indexers{"x": cache.MetaNamespaceIndexFunc})
+	})
+	if _, ok := clientgo.FanoutInformer(inf); !ok {
+		t.Errorf("client-go's informer became %T", inf)
+	}
+	if _, ok := inf.GetIndexer().GetIndexers()["x"]; !ok {
+		t.Error("the indexers were lost")
+	}
+	own := clientgo.NewSharedIndexInformer(lw, &corev1.Secret{}, 0, nil)
+	if got := f.InformerFor(&corev1.Secret{}, func(kubernetes.Interface, time.Duration) cache.SharedIndexInformer { return own }); got != own {
+		t.Errorf("a fanout informer was replaced by %T", got)
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(r.(error).Error(), "cannot serve") {
+			t.Errorf("a foreign informer: recovered %v", r)
+		}
+	}()
+	f.InformerFor(&corev1.Service{}, func(kubernetes.Interface, time.Duration) cache.SharedIndexInformer {
+		return struct{ cache.SharedIndexInformer }{own}
+	})
+}
+
+// TestClientGoOptions checks client-go's options on the fanout factory:
+// transform and custom resync reach the fanout informer.
+func TestClientGoOptions(t *testing.T) {
+	cs := fake.NewClientset(testPod("a", "p1"))
+	f := informers.NewSharedInformerFactoryWithOptions(cs, 0,
+		informers.WithTransform(func(obj any) (any, error) {
+			if p, ok := obj.(*corev1.Pod); ok {
+				p.Labels = map[string]string{"transformed": "yes"}
+			}
+			return obj, nil
+		}),
+		k8sinformers.WithNamespace("a"))
+	lister := f.Core().V1().Pods().Lister()
+	start(t, f)
+	p, err := lister.Pods("a").Get("p1")
+	if err != nil || p.Labels["transformed"] != "yes" {
+		t.Fatalf("transformed pod: %v, %v", p, err)
+	}
+}
+
+// listenerIDs records the listener metrics fanout asks for.
+type listenerIDs struct {
+	mu  sync.Mutex
+	ids []informer.ListenerID
+}
+
+type noopMetric struct{}
+
+func (noopMetric) Set(float64)     {}
+func (noopMetric) Inc()            {}
+func (noopMetric) Add(float64)     {}
+func (noopMetric) Observe(float64) {}
+
+func (l *listenerIDs) NewPendingMetric(id informer.ListenerID) informer.GaugeMetric {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.ids = append(l.ids, id)
+	return noopMetric{}
+}
+func (*listenerIDs) NewHighWaterMetric(informer.ListenerID) informer.GaugeMetric { return noopMetric{} }
+func (*listenerIDs) NewDeliveredMetric(informer.ListenerID) informer.ListenerCounterMetric {
+	return noopMetric{}
+}
+func (*listenerIDs) NewCoalescedMetric(informer.ListenerID) informer.ListenerCounterMetric {
+	return noopMetric{}
+}
+func (*listenerIDs) NewPanicsMetric(informer.ListenerID) informer.ListenerCounterMetric {
+	return noopMetric{}
+}
+func (*listenerIDs) NewHandlerDurationMetric(informer.ListenerID) informer.HistogramMetric {
+	return noopMetric{}
+}
+func (*listenerIDs) NewOldestPendingAgeMetric(informer.ListenerID) informer.GaugeMetric {
+	return noopMetric{}
+}
+func (*listenerIDs) Release(informer.ListenerID) {}
+
+// TestWithFanoutOptions sets fanout's informer and handler options for
+// pods only: the pod informer gets the metrics provider, and handlers
+// registered through client-go's AddEventHandler get RecoverPanics (a
+// panicking handler is counted, not fatal) and the invalid MaxPending
+// that makes registration fail; nodes keep the defaults.
+func TestWithFanoutOptions(t *testing.T) {
+	cs := fake.NewClientset(testPod("a", "p1"))
+	metrics := &listenerIDs{}
+	var seen []informers.Resource
+	f := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithFanoutOptions(func(r informers.Resource, o *informers.FanoutOptions) {
+		seen = append(seen, r)
+		if r.GVR == podsGVR {
+			o.Informer.ListenerMetricsProvider = metrics
+			o.Informer.InOrder = true
+			o.Handler.RecoverPanics = true
+		}
+	}), informers.WithFanoutOptions(func(r informers.Resource, o *informers.FanoutOptions) {
+		if r.GVR == podsGVR {
+			o.Handler.Name = "pod-handler"
+		}
+	}))
+	pods := f.Core().V1().Pods().Informer()
+	nodes := f.Core().V1().Nodes().Informer()
+	if len(seen) != 2 || seen[0].GVR != podsGVR || reflect.TypeOf(seen[0].Object) != reflect.TypeOf(&corev1.Pod{}) || seen[1].GVR.Resource != "nodes" {
+		t.Fatalf("configured %+v", seen)
+	}
+	reg, err := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: func(any) { panic("handler bug") }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{}); err != nil {
+		t.Fatal(err)
+	}
+	start(t, f)
+	if !cache.WaitForCacheSync(nil, reg.HasSynced) {
+		t.Fatal("the panicking handler wedged its registration")
+	}
+	inner := reg.(interface {
+		Unwrap() informer.ResourceEventHandlerRegistration
+	}).Unwrap()
+	stats, ok := informer.StatsOf(inner)
+	if !ok || stats.Panics != 1 {
+		t.Errorf("stats %+v (%v), want 1 panic", stats, ok)
+	}
+	metrics.mu.Lock()
+	ids := append([]informer.ListenerID(nil), metrics.ids...)
+	metrics.mu.Unlock()
+	if len(ids) != 1 || ids[0].Handler != "pod-handler" {
+		t.Errorf("listener metrics for %+v, want one for pod-handler", ids)
+	}
+}
+
+// TestWithFanoutOptionsOnClientGo passes the option to client-go's own
+// factory, where it can do nothing: it must not break the factory.
+func TestWithFanoutOptionsOnClientGo(t *testing.T) {
+	called := false
+	f := k8sinformers.NewSharedInformerFactoryWithOptions(fake.NewClientset(), 0, informers.WithFanoutOptions(func(informers.Resource, *informers.FanoutOptions) { called = true }))
+	if inf := f.Core().V1().Pods().Informer(); inf == nil || called {
+		t.Errorf("client-go's factory: informer %T, configure called %v", inf, called)
+	}
+}
+
+// TestDefaultsRejectInvalid checks that handler defaults are validated
+// like options passed by hand: a negative MaxPending set for pods makes
+// their registrations fail, and only theirs.
+func TestDefaultsRejectInvalid(t *testing.T) {
+	f := informers.NewSharedInformerFactoryWithOptions(fake.NewClientset(), 0, informers.WithFanoutOptions(func(r informers.Resource, o *informers.FanoutOptions) {
+		if r.GVR == podsGVR {
+			o.Handler.MaxPending = -1
+		}
+	}))
+	if _, err := f.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{}); err == nil {
+		t.Error("a negative MaxPending default was not applied")
+	}
+	if _, err := f.Core().V1().Services().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{}); err != nil {
+		t.Errorf("services got the pods' defaults: %v", err)
+	}
+}

@@ -1,0 +1,76 @@
+package modcopy
+
+import "fmt"
+
+// SampleControllerVersions are the versions of k8s.io/sample-controller to
+// try, first the one matching client-go v0.37.2, then the nearest the
+// proxy serves (switched, it builds against client-go v0.37.2 anyway:
+// fanout's modules require it).
+var SampleControllerVersions = []string{"v0.37.2", "v0.37.1"}
+
+const (
+	clientGoInformers = "k8s.io/client-go/informers"
+	fanoutInformers   = "github.com/kfanout/fanout/contrib/clientgo/informers"
+	// generatedFactory is sample-controller's own informer-gen factory
+	// for its Foo CRD.
+	generatedFactory = "pkg/generated/informers/externalversions/factory.go"
+)
+
+// SwitchSampleController switches m, a copy of k8s.io/sample-controller,
+// to fanout's factories; call UseFanout afterwards. Every import of
+// k8s.io/client-go/informers becomes contrib/clientgo/informers. The Foo
+// informers come from sample-controller's own generated factory, its code
+// rather than an import: with generated, that factory's InformerFor also
+// wraps its newFunc in informers.FromClientGo (one line), so they are
+// fanout's too. The copy gets one added test, TestFanoutProof, which fails
+// unless the informers its fixture builds are fanout's (the Foo informers
+// exactly when generated), so passing tests cannot come from client-go's
+// informers.
+func SwitchSampleController(m *Copy, generated bool) {
+	t := m.t
+	t.Helper()
+	changed := m.ReplaceImport(clientGoInformers, fanoutInformers)
+	if len(changed) == 0 {
+		t.Fatalf("sample-controller %s imports %s nowhere", m.Version, clientGoInformers)
+	}
+	t.Logf("switched the import in %v", changed)
+	if generated {
+		m.EditFile(generatedFactory, "informer = newFunc(f.client, resyncPeriod)",
+			"informer = fanoutinformers.FromClientGo(newFunc(f.client, resyncPeriod), resyncPeriod)")
+		m.EditFile(generatedFactory, "\tcache \"k8s.io/client-go/tools/cache\"\n",
+			"\tcache \"k8s.io/client-go/tools/cache\"\n\tfanoutinformers \""+fanoutInformers+"\"\n")
+	}
+	m.WriteFile("fanout_proof_test.go", fmt.Sprintf(fanoutProof, generated))
+}
+
+// fanoutProof is the test added to the copy; %%v is whether the Foo
+// informers must be fanout's.
+const fanoutProof = `package main
+
+import (
+	"context"
+	"testing"
+
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/kfanout/fanout/contrib/clientgo"
+)
+
+// TestFanoutProof was added by fanout's TestSampleController: it fails
+// unless the fixture's informers are fanout's.
+func TestFanoutProof(t *testing.T) {
+	f := newFixture(t)
+	_, i, k8sI := f.newController(context.Background())
+	if inf := k8sI.Apps().V1().Deployments().Informer(); !isFanout(inf) {
+		t.Fatalf("the Deployment informer is %%T, not fanout's", inf)
+	}
+	if inf := i.Samplecontroller().V1alpha1().Foos().Informer(); isFanout(inf) != %v {
+		t.Fatalf("the Foo informer is %%T; fanout's: %%v", inf, isFanout(inf))
+	}
+}
+
+func isFanout(inf cache.SharedIndexInformer) bool {
+	_, ok := clientgo.FanoutInformer(inf)
+	return ok
+}
+`
