@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	kshard "k8s.io/apimachinery/pkg/sharding"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 func TestRangesRejectsNonPowerOfTwo(t *testing.T) {

@@ -1,0 +1,217 @@
+package sharding
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ErrClaimLost is returned by Claims.Renew when another replica holds the
+// range's claim now, or it was deleted.
+var ErrClaimLost = errors.New("sharding: claim lost")
+
+// Claims are a replica's claims on ranges: one Lease per range, named
+// "<ring>-range-<index>-of-<count>", labelled LabelRing=<ring>,
+// LabelRole=claim. Every write is an Update conditioned on the
+// resourceVersion last read, so the apiserver lets exactly one of two
+// racing replicas win.
+//
+// # Fencing
+//
+// A replica delivers a range only while Valid says so: from a successful
+// acquire or renew whose request was sent at local time t until
+// t + RenewDeadline. Another replica takes a held claim only after it has
+// seen the Lease unchanged for LeaseDuration on its own clock (observer),
+// and its takeover is conditioned on that unchanged resourceVersion, so no
+// renewal happened since its first sighting. That sighting came after the
+// holder's last renewal was written, which came after t. So the takeover
+// happens after t + LeaseDuration in real time, while the old holder stopped
+// by t + RenewDeadline + 2*RetryPeriod (the Coordinator checks Valid at
+// least every two retry periods; Config requires that to be below
+// LeaseDuration). This holds if the two clocks run at the same rate, with
+// any offset; a rate difference eats into LeaseDuration - RenewDeadline -
+// 2*RetryPeriod. A released claim (empty holder) is taken at once: the
+// releasing replica had stopped delivering before it released.
+//
+// Claims is not safe for concurrent use; the Coordinator owns one.
+type Claims struct {
+	cfg  Config
+	held map[int]*heldClaim
+	obs  observer
+}
+
+// heldClaim is a claim this replica holds.
+type heldClaim struct {
+	lease *coordinationv1.Lease // as last written
+	// renewedAt is the local time just before the request of the last
+	// successful acquire or renew was sent.
+	renewedAt time.Time
+}
+
+// NewClaims returns cfg.Identity's claims in cfg.Ring, holding none.
+func NewClaims(cfg Config) (*Claims, error) {
+	cfg, err := cfg.complete()
+	if err != nil {
+		return nil, err
+	}
+	return &Claims{cfg: cfg, held: map[int]*heldClaim{}}, nil
+}
+
+func (c *Claims) leases() leaseClient {
+	return c.cfg.Client.Leases(c.cfg.Namespace)
+}
+
+// Held reports whether the replica holds range i's claim (valid or not).
+func (c *Claims) Held(i int) bool {
+	_, ok := c.held[i]
+	return ok
+}
+
+// HeldRanges returns the indexes of the ranges whose claims the replica
+// holds, in no order.
+func (c *Claims) HeldRanges() []int {
+	out := make([]int, 0, len(c.held))
+	for i := range c.held {
+		out = append(out, i)
+	}
+	return out
+}
+
+// Valid reports whether the replica may deliver range i now: it holds the
+// claim and renewed it less than RenewDeadline ago.
+func (c *Claims) Valid(i int) bool {
+	h, ok := c.held[i]
+	return ok && c.cfg.Clock.Now().Before(h.renewedAt.Add(c.cfg.RenewDeadline))
+}
+
+// Deadline is when range i's claim stops being Valid; zero if not held.
+func (c *Claims) Deadline(i int) time.Time {
+	h, ok := c.held[i]
+	if !ok {
+		return time.Time{}
+	}
+	return h.renewedAt.Add(c.cfg.RenewDeadline)
+}
+
+// TryAcquire takes range i's claim if it is free: absent, released, or
+// expired as seen from this replica. It reports whether the replica holds it
+// now. A claim already held is left alone (use Renew).
+func (c *Claims) TryAcquire(ctx context.Context, i int) (bool, error) {
+	if c.Held(i) {
+		return true, nil
+	}
+	name := claimLeaseName(c.cfg.Ring, c.cfg.Ranges, i)
+	start := c.cfg.Clock.Now()
+	cur, err := c.leases().Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{
+			Name:      name,
+			Namespace: c.cfg.Namespace,
+			Labels:    map[string]string{LabelRing: c.cfg.Ring, LabelRole: RoleClaim},
+		}}
+		c.fill(l, start, true)
+		created, err := c.leases().Create(ctx, l, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("sharding: create claim %s: %w", name, err)
+		}
+		c.hold(i, created, start)
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("sharding: get claim %s: %w", name, err)
+	}
+	if h := holder(cur); h != "" && !c.obs.expired(cur, c.cfg.Clock.Now()) {
+		return false, nil
+	}
+	next := cur.DeepCopy()
+	c.fill(next, start, true)
+	updated, err := c.leases().Update(ctx, next, metav1.UpdateOptions{})
+	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("sharding: take claim %s: %w", name, err)
+	}
+	c.hold(i, updated, start)
+	return true, nil
+}
+
+// Renew moves range i's renew time to now. ErrClaimLost means the claim is
+// gone (the replica must stop delivering the range at once); any other
+// error leaves it held, and Valid turns false once RenewDeadline passes.
+func (c *Claims) Renew(ctx context.Context, i int) error {
+	h, ok := c.held[i]
+	if !ok {
+		return ErrClaimLost
+	}
+	start := c.cfg.Clock.Now()
+	next := h.lease.DeepCopy()
+	c.fill(next, start, false)
+	updated, err := c.leases().Update(ctx, next, metav1.UpdateOptions{})
+	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+		c.Forget(i)
+		return fmt.Errorf("%w: range %d: %v", ErrClaimLost, i, err)
+	}
+	if err != nil {
+		return fmt.Errorf("sharding: renew claim of range %d: %w", i, err)
+	}
+	h.lease, h.renewedAt = updated, start
+	return nil
+}
+
+// Release gives range i's claim up: it clears the holder, so another
+// replica can take it at once. Call it only after the range's handlers are
+// done with it. The claim is forgotten whatever the outcome.
+func (c *Claims) Release(ctx context.Context, i int) error {
+	h, ok := c.held[i]
+	if !ok {
+		return nil
+	}
+	c.Forget(i)
+	next := h.lease.DeepCopy()
+	next.Spec.HolderIdentity = nil
+	next.Spec.RenewTime = new(metav1.NewMicroTime(c.cfg.Clock.Now()))
+	_, err := c.leases().Update(ctx, next, metav1.UpdateOptions{})
+	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+		return nil // already someone else's
+	}
+	if err != nil {
+		return fmt.Errorf("sharding: release claim of range %d: %w", i, err)
+	}
+	return nil
+}
+
+// Forget drops range i's claim locally without writing; the Lease expires.
+func (c *Claims) Forget(i int) {
+	delete(c.held, i)
+}
+
+func (c *Claims) hold(i int, l *coordinationv1.Lease, at time.Time) {
+	c.obs.forget(l.Name)
+	c.held[i] = &heldClaim{lease: l, renewedAt: at}
+}
+
+// fill writes this replica as the holder with renew time now; acquire also
+// sets the acquire time and counts a transition.
+func (c *Claims) fill(l *coordinationv1.Lease, now time.Time, acquire bool) {
+	t := metav1.NewMicroTime(now)
+	l.Spec.HolderIdentity = new(c.cfg.Identity)
+	l.Spec.LeaseDurationSeconds = new(leaseSeconds(c.cfg.LeaseDuration))
+	l.Spec.RenewTime = &t
+	if acquire {
+		l.Spec.AcquireTime = &t
+		n := int32(0)
+		if l.Spec.LeaseTransitions != nil {
+			n = *l.Spec.LeaseTransitions + 1
+		}
+		l.Spec.LeaseTransitions = &n
+	}
+}
