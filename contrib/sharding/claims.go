@@ -9,6 +9,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 // ErrClaimLost is returned by Claims.Renew when another replica holds the
@@ -185,6 +186,25 @@ func (c *Claims) Release(ctx context.Context, i int) error {
 	}
 	if err != nil {
 		return fmt.Errorf("sharding: release claim of range %d: %w", i, err)
+	}
+	return nil
+}
+
+// Observe lists the ring's claims and records a sighting of each (see
+// observer), so an expired claim is recognised one LeaseDuration after its
+// holder's last renewal, plus at most the time between two Observe calls,
+// also for ranges this replica does not want yet.
+func (c *Claims) Observe(ctx context.Context) error {
+	sel := labels.SelectorFromSet(labels.Set{LabelRing: c.cfg.Ring, LabelRole: RoleClaim})
+	list, err := c.leases().List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+	if err != nil {
+		return fmt.Errorf("sharding: list claims: %w", err)
+	}
+	now := c.cfg.Clock.Now()
+	for i := range list.Items {
+		if l := &list.Items[i]; holder(l) != c.cfg.Identity {
+			c.obs.expired(l, now)
+		}
 	}
 	return nil
 }
