@@ -214,6 +214,9 @@ func (c *Coordinator) round(ctx context.Context, leaving bool) {
 		}
 	}
 	c.metrics.OwnedRanges(len(c.serving))
+	if rd, ok := c.target.(interface{ RoundDone() }); ok {
+		rd.RoundDone()
+	}
 }
 
 // renew renews range i's claim; a lost claim stops the range at once.
