@@ -78,6 +78,7 @@ type ShardedInformer struct {
 type rangeInformer struct {
 	r      Range
 	inf    informer.SharedIndexInformer
+	lw     *rangeListerWatcher
 	regs   map[*registration]informer.ResourceEventHandlerRegistration
 	cancel context.CancelFunc
 	done   chan struct{} // closed when the informer's Run returned
@@ -178,7 +179,8 @@ func (s *ShardedInformer) StartRange(ctx context.Context, r Range) {
 		desc = fmt.Sprintf("%T", s.example)
 	}
 	opts.ObjectDescription = desc + " range " + r.String()
-	inf := informer.NewSharedIndexInformerWithOptions(newRangeListerWatcher(s.lw, r, s.key, s), s.example, opts)
+	lw := newRangeListerWatcher(s.lw, r, s.key, s)
+	inf := informer.NewSharedIndexInformerWithOptions(lw, s.example, opts)
 	if s.transform != nil {
 		_ = inf.SetTransform(s.transform) // cannot fail before Run
 	}
@@ -186,7 +188,7 @@ func (s *ShardedInformer) StartRange(ctx context.Context, r Range) {
 		_ = inf.SetWatchErrorHandlerWithContext(s.watchErrorHandle)
 	}
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	ri := &rangeInformer{r: r, inf: inf, regs: map[*registration]informer.ResourceEventHandlerRegistration{}, cancel: cancel, done: make(chan struct{})}
+	ri := &rangeInformer{r: r, inf: inf, lw: lw, regs: map[*registration]informer.ResourceEventHandlerRegistration{}, cancel: cancel, done: make(chan struct{})}
 	for _, reg := range s.handlers {
 		s.addToRangeLocked(rctx, ri, reg)
 	}

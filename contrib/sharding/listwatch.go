@@ -134,10 +134,10 @@ func hasShardInfo(list runtime.Object) bool {
 		_, found, _ := unstructured.NestedMap(u.Object, "metadata", "shardInfo")
 		return found
 	}
-	la, err := meta.ListAccessor(list)
-	if err != nil {
-		return false
+	// Typed lists embed metav1.ListMeta, whose GetListMeta returns it.
+	if a, ok := list.(metav1.ListMetaAccessor); ok {
+		lm, ok := a.GetListMeta().(*metav1.ListMeta)
+		return ok && lm.ShardInfo != nil
 	}
-	lm, ok := la.(*metav1.ListMeta)
-	return ok && lm.ShardInfo != nil
+	return false
 }
