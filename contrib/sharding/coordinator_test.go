@@ -44,6 +44,7 @@ type fakeTarget struct {
 	release chan struct{}
 
 	onStart chan int // if set, gets every started range
+	onStop  chan int // if set, gets every range whose stop begins
 
 	mu      sync.Mutex
 	started map[int]bool
@@ -82,6 +83,9 @@ func (f *fakeTarget) StopRange(ctx context.Context, r Range, graceful bool) {
 	f.ledger.mu.Lock()
 	f.ledger.record("%s stop %d graceful=%v", f.name, r.Index, graceful)
 	f.ledger.mu.Unlock()
+	if f.onStop != nil {
+		f.onStop <- r.Index
+	}
 	if graceful && release != nil {
 		select {
 		case <-release:
@@ -119,9 +123,37 @@ func waitDrains(c *Coordinator, n int) {
 	}
 }
 
+// recordingMetrics keeps the coordinator's figures.
+type recordingMetrics struct {
+	noMetrics
+	mu        sync.Mutex
+	owned     []int
+	handovers map[int]time.Duration
+}
+
+func (m *recordingMetrics) OwnedRanges(n int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.owned = append(m.owned, n)
+}
+
+func (m *recordingMetrics) Handover(r Range, d time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.handovers == nil {
+		m.handovers = map[int]time.Duration{}
+	}
+	m.handovers[r.Index] = d
+}
+
 func newTestCoordinator(t *testing.T, api *fakeAPI, clk *clocktesting.FakeClock, id string, target Target) *Coordinator {
 	t.Helper()
-	c, err := NewCoordinator(testConfig(api, clk, id, 8), target, CoordinatorOptions{})
+	return newTestCoordinatorWithMetrics(t, api, clk, id, target, nil)
+}
+
+func newTestCoordinatorWithMetrics(t *testing.T, api *fakeAPI, clk *clocktesting.FakeClock, id string, target Target, m Metrics) *Coordinator {
+	t.Helper()
+	c, err := NewCoordinator(testConfig(api, clk, id, 8), target, CoordinatorOptions{Metrics: m})
 	require.NoError(t, err)
 	return c
 }
@@ -137,7 +169,9 @@ func TestCoordinatorHandoverOrder(t *testing.T) {
 	l := newLedger(t)
 	ta, tb := newFakeTarget("a", l), newFakeTarget("b", l)
 	ta.release = make(chan struct{})
-	a := newTestCoordinator(t, api, clk, "a", ta)
+	ta.onStop = make(chan int, 8)
+	metrics := &recordingMetrics{}
+	a := newTestCoordinatorWithMetrics(t, api, clk, "a", ta, metrics)
 	b := newTestCoordinator(t, api, clk, "b", tb)
 
 	a.round(ctx, false)
@@ -150,6 +184,9 @@ func TestCoordinatorHandoverOrder(t *testing.T) {
 
 	clk.Step(2 * time.Second)
 	a.round(ctx, false) // a sees b, starts handing wantB over
+	for range wantB {
+		<-ta.onStop
+	}
 	assert.Equal(t, Owned("a", []string{"a", "b"}, 8), ta.owned())
 	for range 3 { // a's handlers take 6 s; a keeps the claims meanwhile
 		clk.Step(2 * time.Second)
@@ -164,6 +201,15 @@ func TestCoordinatorHandoverOrder(t *testing.T) {
 	a.round(ctx, false) // releases
 	b.round(ctx, false) // acquires
 	assert.Equal(t, wantB, tb.owned())
+
+	// Handover took the 6 s of a's handlers, on a's fake clock.
+	metrics.mu.Lock()
+	assert.Equal(t, 8, metrics.owned[0])
+	assert.Equal(t, 8-len(wantB), metrics.owned[len(metrics.owned)-1])
+	for _, r := range wantB {
+		assert.Equal(t, 6*time.Second, metrics.handovers[r], "range %d", r)
+	}
+	metrics.mu.Unlock()
 
 	log := l.eventLog()
 	for _, r := range wantB {

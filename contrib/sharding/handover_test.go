@@ -71,7 +71,7 @@ func TestShardedHandoverEndToEnd(t *testing.T) {
 				ex := &exclusive{t: t, owner: map[string]string{}}
 				n := 0
 				churn := func() {
-					for range 20 {
+					for range 8 {
 						src.create(t, rng, fmt.Sprintf("cm-%d", n))
 						n++
 					}
