@@ -76,7 +76,7 @@ type metrics struct {
 
 func (m *metrics) OwnedRanges(n int) {
 	if m.owned.Swap(int64(n)) != int64(n) {
-		m.out.emit(map[string]any{"k": "ownedCount", "n": n})
+		m.out.emit(map[string]any{"k": "ownedCount", "count": n})
 	}
 }
 func (m *metrics) Handover(r sharding.Range, d time.Duration) {
