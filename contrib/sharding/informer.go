@@ -387,12 +387,17 @@ var errStarted = errors.New("sharding: informer has already started")
 // SetTransform sets the transform of every range informer. It fails once
 // the informer has started.
 func (s *ShardedInformer) SetTransform(f informer.TransformFunc) error {
+	return s.beforeStart(func() { s.transform = f })
+}
+
+// beforeStart runs set under the lock unless the informer has started.
+func (s *ShardedInformer) beforeStart(set func()) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.started || len(s.ranges) > 0 {
 		return errStarted
 	}
-	s.transform = f
+	set()
 	return nil
 }
 
@@ -404,13 +409,7 @@ func (s *ShardedInformer) SetWatchErrorHandler(h informer.WatchErrorHandler) err
 
 // SetWatchErrorHandlerWithContext is SetWatchErrorHandler with a context.
 func (s *ShardedInformer) SetWatchErrorHandlerWithContext(h informer.WatchErrorHandlerWithContext) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.started || len(s.ranges) > 0 {
-		return errStarted
-	}
-	s.watchErrorHandle = h
-	return nil
+	return s.beforeStart(func() { s.watchErrorHandle = h })
 }
 
 // AddIndexers adds indexers to every owned range's indexer and to the
