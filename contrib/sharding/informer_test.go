@@ -344,3 +344,40 @@ func TestShardedInformerIndexers(t *testing.T) {
 		s.Wait()
 	})
 }
+
+// TestShardedInformerNamespaceKey: with KeyNamespace a range holds whole
+// namespaces (client-side filtering here, as the fake server ignores the
+// selector).
+func TestShardedInformerNamespaceKey(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		rng := rand.New(rand.NewPCG(17, 18))
+		src := newObjectSource(false, 4)
+		want := map[string]bool{}
+		rs, _ := Ranges(4)
+		owned := rs[RangeIndex(Hash("ns-0"), 4)] // similar names hash close together
+		for i := range 60 {
+			ns := fmt.Sprintf("ns-%d", i%12)
+			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("cm-%d", i), UID: types.UID(randomUID(rng))}}
+			_, err := src.cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{})
+			require.NoError(t, err)
+			if owned.Contains(Hash(ns)) {
+				want[ns+"/"+cm.Name] = true
+			}
+		}
+		require.NotEmpty(t, want)
+		require.Less(t, len(want), 60, "the range must leave some namespaces out")
+		s := NewShardedInformer(src.lw(), &corev1.ConfigMap{}, Options{Key: KeyNamespace})
+		s.StartRange(ctx, owned)
+		s.RoundDone()
+		synctest.Wait()
+		require.True(t, s.HasSynced())
+		got := map[string]bool{}
+		for _, k := range s.GetStore().ListKeys() {
+			got[k] = true
+		}
+		assert.Equal(t, want, got)
+		s.StopRange(ctx, owned, true)
+		s.Wait()
+	})
+}
