@@ -355,9 +355,13 @@ func TestShardedInformerNamespaceKey(t *testing.T) {
 		src := newObjectSource(false, 4)
 		want := map[string]bool{}
 		rs, _ := Ranges(4)
-		owned := rs[RangeIndex(Hash("ns-0"), 4)] // similar names hash close together
+		var namespaces []string
+		for range 12 {
+			namespaces = append(namespaces, "team-"+randomUID(rng)[:8])
+		}
+		owned := rs[RangeIndex(Hash(namespaces[0]), 4)]
 		for i := range 60 {
-			ns := fmt.Sprintf("ns-%d", i%12)
+			ns := namespaces[i%12]
 			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("cm-%d", i), UID: types.UID(randomUID(rng))}}
 			_, err := src.cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{})
 			require.NoError(t, err)
