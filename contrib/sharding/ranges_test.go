@@ -2,6 +2,7 @@ package sharding
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -77,4 +78,15 @@ func randomUID(rng *rand.Rand) string {
 		}
 	}
 	return string(b)
+}
+
+// TestNamespaceHashesCluster records a property of FNV-1a (the KEP's hash)
+// that users of KeyNamespace should know: short names that differ only in
+// their last characters land close together, here all in one of four
+// ranges.
+func TestNamespaceHashesCluster(t *testing.T) {
+	idx := RangeIndex(Hash("ns-0"), 4)
+	for i := range 12 {
+		assert.Equal(t, idx, RangeIndex(Hash("ns-"+strconv.Itoa(i)), 4), "ns-%d", i)
+	}
 }
