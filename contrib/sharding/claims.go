@@ -209,6 +209,14 @@ func (c *Claims) Observe(ctx context.Context) error {
 	return nil
 }
 
+// ExpiresAt is when range i's claim, held by another replica and unchanged
+// since this replica last saw it, will count as expired here; ok is false
+// if the claim was not seen. The Coordinator wakes up then to take it at
+// once rather than at its next round.
+func (c *Claims) ExpiresAt(i int) (time.Time, bool) {
+	return c.obs.expiresAt(claimLeaseName(c.cfg.Ring, c.cfg.Ranges, i))
+}
+
 // Forget drops range i's claim locally without writing; the Lease expires.
 func (c *Claims) Forget(i int) {
 	delete(c.held, i)

@@ -50,6 +50,7 @@ type Coordinator struct {
 	// Owned by Run's goroutine.
 	serving  map[int]bool
 	draining map[int]time.Time // start of the handover
+	desired  map[int]bool      // owned by the last assignment
 	members  []string
 
 	drainDone chan int // graceful StopRange calls that returned
@@ -139,13 +140,27 @@ func (c *Coordinator) wait(ctx context.Context, d time.Duration) {
 	}
 }
 
-// nextWait is the time to the next round: RetryPeriod, or less if a claim
-// stops being valid sooner.
+// nextWait is the time to the next round: RetryPeriod, or less if a held
+// claim stops being valid sooner, or another member or a wanted claim held
+// by another replica expires sooner: so a dead replica's ranges are taken
+// within LeaseDuration of the first sighting of its last renewal (at most
+// one RetryPeriod after it), plus the time of the round.
 func (c *Coordinator) nextWait() time.Duration {
 	d := c.cfg.RetryPeriod
 	now := c.cfg.Clock.Now()
 	for _, i := range c.claims.HeldRanges() {
 		d = min(d, c.claims.Deadline(i).Sub(now))
+	}
+	if at, ok := c.membership.NextExpiry(); ok {
+		d = min(d, at.Sub(now))
+	}
+	for i := range c.desired {
+		if c.claims.Held(i) {
+			continue
+		}
+		if at, ok := c.claims.ExpiresAt(i); ok && at.After(now) {
+			d = min(d, at.Sub(now))
+		}
 	}
 	return max(d, 0)
 }
@@ -183,6 +198,7 @@ func (c *Coordinator) round(ctx context.Context, leaving bool) {
 			desired[i] = true
 		}
 	}
+	c.desired = desired
 
 	held := c.claims.HeldRanges()
 	slices.Sort(held)

@@ -222,15 +222,26 @@ func TestCoordinatorHandoverOrder(t *testing.T) {
 
 // TestCoordinatorTakeoverAfterDeath: a replica that stops (dies) loses its
 // ranges to the other once its claims expire: within LeaseDuration plus one
-// RetryPeriod of its last renewal, not before LeaseDuration.
+// RetryPeriod of its last renewal (b sees the renewal at most one retry
+// period late and wakes up when the claims expire), not before
+// LeaseDuration.
 func TestCoordinatorTakeoverAfterDeath(t *testing.T) {
 	ctx := t.Context()
 	api := newFakeAPI()
 	clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
 	l := newLedger(t)
 	ta, tb := newFakeTarget("a", l), newFakeTarget("b", l)
-	a := newTestCoordinator(t, api, clk, "a", ta)
-	b := newTestCoordinator(t, api, clk, "b", tb)
+	// A lease of 9 s, not a multiple of the 2 s retry period: the claims
+	// expire between two of b's regular rounds.
+	newCoordinator := func(id string, target Target) *Coordinator {
+		cfg := testConfig(api, clk, id, 8)
+		cfg.LeaseDuration, cfg.RenewDeadline = 9*time.Second, 4*time.Second
+		c, err := NewCoordinator(cfg, target, CoordinatorOptions{})
+		require.NoError(t, err)
+		return c
+	}
+	a := newCoordinator("a", ta)
+	b := newCoordinator("b", tb)
 
 	a.round(ctx, false)
 	b.round(ctx, false)
@@ -249,7 +260,7 @@ func TestCoordinatorTakeoverAfterDeath(t *testing.T) {
 
 	var takeover time.Time
 	for clk.Since(lastRenew) <= 20*time.Second {
-		clk.Step(time.Second)
+		clk.Step(b.nextWait()) // as Run waits
 		b.round(ctx, false)
 		if len(tb.owned()) == 8 {
 			takeover = clk.Now()
@@ -259,8 +270,8 @@ func TestCoordinatorTakeoverAfterDeath(t *testing.T) {
 	}
 	require.False(t, takeover.IsZero(), "b never took over")
 	d := takeover.Sub(lastRenew)
-	assert.GreaterOrEqual(t, d, 10*time.Second)
-	assert.LessOrEqual(t, d, 10*time.Second+2*time.Second)
+	assert.GreaterOrEqual(t, d, 9*time.Second)
+	assert.LessOrEqual(t, d, 9*time.Second+2*time.Second, "lease duration + one retry period")
 }
 
 // TestCoordinatorStopsAtRenewDeadline: when the apiserver stops taking

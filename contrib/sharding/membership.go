@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -106,6 +107,12 @@ func (m *Membership) Members(ctx context.Context) ([]string, error) {
 	}
 	slices.Sort(out)
 	return slices.Compact(out), nil
+}
+
+// NextExpiry is when the next other member, as last seen by Members, will
+// count as gone unless it renews; ok is false if none is known.
+func (m *Membership) NextExpiry() (time.Time, bool) {
+	return m.obs.nextExpiry(m.cfg.Clock.Now(), memberLeaseName(m.cfg.Ring, m.cfg.Identity))
 }
 
 // Leave deletes the replica's Lease, so the others see it gone at once.

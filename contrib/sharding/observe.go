@@ -14,6 +14,7 @@ import (
 type observation struct {
 	resourceVersion string
 	observedAt      time.Time
+	duration        time.Duration // the Lease's, when seen
 }
 
 // observer remembers observations by Lease name. It is not safe for
@@ -40,10 +41,30 @@ func (o *observer) expired(lease *coordinationv1.Lease, now time.Time) bool {
 		if !ok && o.trustRenewTime && lease.Spec.RenewTime != nil && lease.Spec.RenewTime.Time.Before(now) {
 			at = lease.Spec.RenewTime.Time
 		}
-		prev = observation{resourceVersion: lease.ResourceVersion, observedAt: at}
+		prev = observation{resourceVersion: lease.ResourceVersion, observedAt: at, duration: leaseDuration(lease)}
 		o.seen[lease.Name] = prev
 	}
-	return !now.Before(prev.observedAt.Add(leaseDuration(lease)))
+	return !now.Before(prev.observedAt.Add(prev.duration))
+}
+
+// nextExpiry is the earliest expiry after now of the Leases seen, except
+// the one named skip; ok is false if there is none.
+func (o *observer) nextExpiry(now time.Time, skip string) (time.Time, bool) {
+	var first time.Time
+	for name, ob := range o.seen {
+		at := ob.observedAt.Add(ob.duration)
+		if name != skip && at.After(now) && (first.IsZero() || at.Before(first)) {
+			first = at
+		}
+	}
+	return first, !first.IsZero()
+}
+
+// expiresAt is when the Lease named name, as last seen, expires; ok is
+// false if it was never seen.
+func (o *observer) expiresAt(name string) (time.Time, bool) {
+	prev, ok := o.seen[name]
+	return prev.observedAt.Add(prev.duration), ok
 }
 
 // forget drops what was seen of a Lease.
