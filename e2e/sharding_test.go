@@ -18,7 +18,7 @@ import (
 
 const (
 	shardObjects = 3000
-	shardRanges  = 16
+	shardRanges  = 64
 	shardUpdates = 1500
 	// Lease timings given to shardreplica (startReplica).
 	shardLease = 6 * time.Second

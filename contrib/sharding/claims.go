@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -39,9 +40,12 @@ var ErrClaimLost = errors.New("sharding: claim lost")
 // 2*RetryPeriod. A released claim (empty holder) is taken at once: the
 // releasing replica had stopped delivering before it released.
 //
-// Claims is not safe for concurrent use; the Coordinator owns one.
+// Claims is safe for concurrent use on distinct ranges (the Coordinator
+// renews and acquires many at once); calls for one range must not overlap.
 type Claims struct {
-	cfg  Config
+	cfg Config
+
+	mu   sync.Mutex // guards held and obs; never held during a request
 	held map[int]*heldClaim
 	obs  observer
 }
@@ -69,6 +73,8 @@ func (c *Claims) leases() leaseClient {
 
 // Held reports whether the replica holds range i's claim (valid or not).
 func (c *Claims) Held(i int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	_, ok := c.held[i]
 	return ok
 }
@@ -76,6 +82,8 @@ func (c *Claims) Held(i int) bool {
 // HeldRanges returns the indexes of the ranges whose claims the replica
 // holds, in no order.
 func (c *Claims) HeldRanges() []int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	out := make([]int, 0, len(c.held))
 	for i := range c.held {
 		out = append(out, i)
@@ -86,12 +94,16 @@ func (c *Claims) HeldRanges() []int {
 // Valid reports whether the replica may deliver range i now: it holds the
 // claim and renewed it less than RenewDeadline ago.
 func (c *Claims) Valid(i int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	h, ok := c.held[i]
 	return ok && c.cfg.Clock.Now().Before(h.renewedAt.Add(c.cfg.RenewDeadline))
 }
 
 // Deadline is when range i's claim stops being Valid; zero if not held.
 func (c *Claims) Deadline(i int) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	h, ok := c.held[i]
 	if !ok {
 		return time.Time{}
@@ -129,7 +141,7 @@ func (c *Claims) TryAcquire(ctx context.Context, i int) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("sharding: get claim %s: %w", name, err)
 	}
-	if h := holder(cur); h != "" && !c.obs.expired(cur, c.cfg.Clock.Now()) {
+	if h := holder(cur); h != "" && !c.sightingExpired(cur) {
 		return false, nil
 	}
 	next := cur.DeepCopy()
@@ -149,7 +161,9 @@ func (c *Claims) TryAcquire(ctx context.Context, i int) (bool, error) {
 // gone (the replica must stop delivering the range at once); any other
 // error leaves it held, and Valid turns false once RenewDeadline passes.
 func (c *Claims) Renew(ctx context.Context, i int) error {
+	c.mu.Lock()
 	h, ok := c.held[i]
+	c.mu.Unlock()
 	if !ok {
 		return ErrClaimLost
 	}
@@ -164,7 +178,9 @@ func (c *Claims) Renew(ctx context.Context, i int) error {
 	if err != nil {
 		return fmt.Errorf("sharding: renew claim of range %d: %w", i, err)
 	}
+	c.mu.Lock()
 	h.lease, h.renewedAt = updated, start
+	c.mu.Unlock()
 	return nil
 }
 
@@ -172,11 +188,13 @@ func (c *Claims) Renew(ctx context.Context, i int) error {
 // replica can take it at once. Call it only after the range's handlers are
 // done with it. The claim is forgotten whatever the outcome.
 func (c *Claims) Release(ctx context.Context, i int) error {
+	c.mu.Lock()
 	h, ok := c.held[i]
+	delete(c.held, i)
+	c.mu.Unlock()
 	if !ok {
 		return nil
 	}
-	c.Forget(i)
 	next := h.lease.DeepCopy()
 	next.Spec.HolderIdentity = nil
 	next.Spec.RenewTime = new(metav1.NewMicroTime(c.cfg.Clock.Now()))
@@ -201,6 +219,8 @@ func (c *Claims) Observe(ctx context.Context) error {
 		return fmt.Errorf("sharding: list claims: %w", err)
 	}
 	now := c.cfg.Clock.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	for i := range list.Items {
 		if l := &list.Items[i]; holder(l) != c.cfg.Identity {
 			c.obs.expired(l, now)
@@ -209,20 +229,34 @@ func (c *Claims) Observe(ctx context.Context) error {
 	return nil
 }
 
+// sightingExpired records a sighting of another holder's claim and
+// reports whether it has expired.
+func (c *Claims) sightingExpired(l *coordinationv1.Lease) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.obs.expired(l, c.cfg.Clock.Now())
+}
+
 // ExpiresAt is when range i's claim, held by another replica and unchanged
 // since this replica last saw it, will count as expired here; ok is false
 // if the claim was not seen. The Coordinator wakes up then to take it at
 // once rather than at its next round.
 func (c *Claims) ExpiresAt(i int) (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	return c.obs.expiresAt(claimLeaseName(c.cfg.Ring, c.cfg.Ranges, i))
 }
 
 // Forget drops range i's claim locally without writing; the Lease expires.
 func (c *Claims) Forget(i int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	delete(c.held, i)
 }
 
 func (c *Claims) hold(i int, l *coordinationv1.Lease, at time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.obs.forget(l.Name)
 	c.held[i] = &heldClaim{lease: l, renewedAt: at}
 }

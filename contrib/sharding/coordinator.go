@@ -202,31 +202,41 @@ func (c *Coordinator) round(ctx context.Context, leaving bool) {
 
 	held := c.claims.HeldRanges()
 	slices.Sort(held)
+	var renew []int
 	for _, i := range held {
 		switch {
 		case !c.claims.Valid(i):
 			c.loseRange(ctx, i, "claim not renewed within the renew deadline")
+			continue
 		case c.serving[i] && !desired[i]:
 			c.startDrain(ctx, i)
-			c.renew(rctx, i)
-		default:
-			c.renew(rctx, i)
+		}
+		renew = append(renew, i)
+	}
+	for _, r := range concurrently(renew, func(i int) (bool, error) { return true, c.claims.Renew(rctx, i) }) {
+		switch {
+		case errors.Is(r.err, ErrClaimLost):
+			c.loseRange(ctx, r.i, r.err.Error())
+		case r.err != nil:
+			logger.Error(r.err, "Renewing a claim", "range", c.ranges[r.i], "validUntil", c.claims.Deadline(r.i))
 		}
 	}
 
+	var acquire []int
 	for i := range c.cfg.Ranges {
-		if !desired[i] || c.claims.Held(i) {
+		if desired[i] && !c.claims.Held(i) {
+			acquire = append(acquire, i)
+		}
+	}
+	for _, r := range concurrently(acquire, func(i int) (bool, error) { return c.claims.TryAcquire(rctx, i) }) {
+		if r.err != nil {
+			logger.Error(r.err, "Acquiring a range", "range", c.ranges[r.i])
 			continue
 		}
-		ok, err := c.claims.TryAcquire(rctx, i)
-		if err != nil {
-			logger.Error(err, "Acquiring a range")
-			continue
-		}
-		if ok {
-			logger.Info("Acquired range, starting it", "range", c.ranges[i])
-			c.serving[i] = true
-			c.target.StartRange(ctx, c.ranges[i])
+		if r.ok {
+			logger.Info("Acquired range, starting it", "range", c.ranges[r.i])
+			c.serving[r.i] = true
+			c.target.StartRange(ctx, c.ranges[r.i])
 		}
 	}
 	c.metrics.OwnedRanges(len(c.serving))
@@ -235,15 +245,34 @@ func (c *Coordinator) round(ctx context.Context, leaving bool) {
 	}
 }
 
-// renew renews range i's claim; a lost claim stops the range at once.
-func (c *Coordinator) renew(ctx context.Context, i int) {
-	err := c.claims.Renew(ctx, i)
-	switch {
-	case errors.Is(err, ErrClaimLost):
-		c.loseRange(ctx, i, err.Error())
-	case err != nil:
-		klog.FromContext(ctx).Error(err, "Renewing a claim", "range", c.ranges[i], "validUntil", c.claims.Deadline(i))
+// maxConcurrentRequests bounds the claim requests of one round in flight
+// at once: a round with many ranges must fit in RetryPeriod.
+const maxConcurrentRequests = 16
+
+// result is one range's outcome in concurrently.
+type result struct {
+	i   int
+	ok  bool
+	err error
+}
+
+// concurrently calls f for every index, at most maxConcurrentRequests at
+// once, and returns the outcomes in the order of idx. It returns when every
+// call has.
+func concurrently(idx []int, f func(i int) (bool, error)) []result {
+	out := make([]result, len(idx))
+	sem := make(chan struct{}, maxConcurrentRequests)
+	var wg sync.WaitGroup
+	for k, i := range idx {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			ok, err := f(i)
+			out[k] = result{i: i, ok: ok, err: err}
+		})
 	}
+	wg.Wait()
+	return out
 }
 
 // loseRange stops range i at once and forgets its claim.
