@@ -20,6 +20,9 @@
 //   - [ShardedInformer]: one fanout informer per owned range, a merged
 //     read-only indexer over their stores, and handlers that see a gained
 //     range's objects as adds and a lost range's objects as deletes.
+//   - [Metrics]: owned ranges, objects per range, handover durations and
+//     client-side filtering; package prommetrics publishes them on
+//     client_golang, and cmd/shardreplica is a small complete replica.
 //
 // # Guarantee
 //
