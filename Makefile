@@ -1,7 +1,7 @@
 # fanout: make targets. Every target works from a fresh clone; the only
 # network it needs is the Go module proxy.
 GO ?= go
-MODULES := . ./contrib/clientgo ./contrib/prometheus
+MODULES := . ./contrib/clientgo ./contrib/prometheus ./contrib/sharding
 FUZZTIME ?= 10m
 # How long the bounded fuzz runs inside `make test` last.
 TEST_FUZZTIME ?= 10s

@@ -2,7 +2,9 @@
 # Starts and stops a throwaway control plane on loopback for the end-to-end
 # suite: one etcd and two kube-apiservers sharing it, "main" (the default
 # watch cache) and "nocache" (--watch-cache=false, so that a watch from a
-# compacted revision gets a real 410 Gone).
+# compacted revision gets a real 410 Gone), plus "sharded"
+# (--feature-gates=ShardedListAndWatch=true, for contrib/sharding's test)
+# unless FANOUT_E2E_SHARDED=0.
 #
 # Usage: hack/e2e/cluster.sh COMMAND STATE_DIR [ARGS]
 #   up STATE_DIR                    generate keys and tokens, start everything, wait until ready
@@ -14,6 +16,7 @@
 #
 # STATE_DIR holds:
 #   kubeconfig, kubeconfig-nocache  admin (system:masters) on main / nocache
+#   kubeconfig-sharded              admin on sharded (when started)
 #   kubeconfig-limited              a user with no RBAC grants, on main
 #   *.pid, logs/*.log, pki/, etcd/
 # BIN_DIR (default <repo>/.cache/e2e/bin) holds etcd, etcdctl and kube-apiserver.
@@ -146,6 +149,7 @@ start_apiserver() {
 	port=$(sed -n "s/^APISERVER_${name^^}_PORT=//p" "$state/env")
 	[[ -n $port ]] || die "unknown apiserver $name"
 	[[ $name == nocache ]] && extra+=(--watch-cache=false)
+	[[ $name == sharded ]] && extra+=(--feature-gates=ShardedListAndWatch=true)
 	"$bin/kube-apiserver" \
 		--etcd-servers "http://127.0.0.1:$ETCD_CLIENT_PORT" --etcd-compaction-interval=0 \
 		--bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port "$port" \
@@ -198,12 +202,17 @@ up)
 	gen_pki
 	start_etcd
 	load_env
-	for name in main nocache; do
+	names=(main nocache)
+	[[ ${FANOUT_E2E_SHARDED:-1} == 0 ]] || names+=(sharded)
+	for name in "${names[@]}"; do
 		echo "APISERVER_${name^^}_PORT=$(free_port)" >>"$state/env"
 	done
-	for name in main nocache; do start_apiserver "$name"; done
-	for name in main nocache; do wait_apiserver "$name"; done
+	for name in "${names[@]}"; do start_apiserver "$name"; done
+	for name in "${names[@]}"; do wait_apiserver "$name"; done
 	load_env
+	if [[ -n ${APISERVER_SHARDED_PORT:-} ]]; then
+		write_kubeconfig "$state/kubeconfig-sharded" "$APISERVER_SHARDED_PORT" "$(cat "$state/pki/admin.token")"
+	fi
 	write_kubeconfig "$state/kubeconfig" "$APISERVER_MAIN_PORT" "$(cat "$state/pki/admin.token")"
 	write_kubeconfig "$state/kubeconfig-nocache" "$APISERVER_NOCACHE_PORT" "$(cat "$state/pki/admin.token")"
 	write_kubeconfig "$state/kubeconfig-limited" "$APISERVER_MAIN_PORT" "$(cat "$state/pki/limited.token")"
@@ -212,6 +221,7 @@ down)
 	[[ -d $state ]] || exit 0
 	stop_pid apiserver-main "$bin/kube-apiserver"
 	stop_pid apiserver-nocache "$bin/kube-apiserver"
+	stop_pid apiserver-sharded "$bin/kube-apiserver"
 	stop_pid etcd "$bin/etcd"
 	if [[ -n ${FANOUT_E2E_KEEP_STATE:-} ]]; then
 		log "state kept in $state"

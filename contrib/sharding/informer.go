@@ -1,0 +1,447 @@
+package sharding
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/klog/v2"
+
+	"github.com/kfanout/fanout/informer"
+)
+
+// Options configure a ShardedInformer.
+type Options struct {
+	// Informer are the options of every per-range informer (fanout's
+	// informer.NewSharedIndexInformerWithOptions); ObjectDescription gets
+	// the range appended.
+	Informer informer.SharedIndexInformerOptions
+	// Key is the field objects are hashed by; KeyUID if empty.
+	Key Key
+	// Metrics receives objects per range, client-side filtering, owned
+	// ranges and handover durations; none if nil.
+	Metrics Metrics
+	// Ring is the ring RunWithContext and Run take part in. Without it
+	// they report an error and return; the informer can still be driven by
+	// a Coordinator of your own (it is a Target).
+	Ring *Config
+}
+
+// ShardedInformer is a SharedIndexInformer over the ranges its replica
+// owns: one fanout informer per owned range, started when the range is
+// gained and stopped when it is lost, whose lists and watches carry the
+// range's shard selector.
+//
+// Handlers see a gained range's objects as initial-list adds (HasSynced
+// of a registration covers every range owned at the time) and a lost
+// range's objects as deletes of their last known state, wrapped in
+// informer.DeletedFinalStateUnknown so a handler can tell them from real
+// deletions; notifications still pending for a lost range are dropped (the
+// new owner lists the range). Calls to one handler are sequential across
+// ranges, as for a single informer, unless its HandlerOptions.Workers is
+// more than 1 (then calls for different keys run concurrently, and one
+// key's calls stay in order: a key never changes range). The indexer
+// serves the owned ranges' objects only.
+//
+// It implements informer.SharedIndexInformer; LastSyncResourceVersion is
+// "" (every range has its own) and GetController's Run does nothing.
+type ShardedInformer struct {
+	lw       informer.ListerWatcher
+	example  runtime.Object
+	opts     Options
+	key      Key
+	metrics  Metrics
+	noShards sync.Once
+
+	mu       sync.Mutex
+	ranges   map[int]*rangeInformer // the ranges delivered now
+	handlers []*registration
+	indexers informer.Indexers
+	// Set before the first range starts; applied to every range informer.
+	transform        informer.TransformFunc
+	watchErrorHandle informer.WatchErrorHandlerWithContext
+	started, stopped bool
+	// settled is set after the first coordinator round: until then the
+	// set of owned ranges is unknown and nothing is synced.
+	settled bool
+	synced  *doneChecker
+
+	wg sync.WaitGroup // range informers, sync watchers, removal deliveries
+}
+
+// rangeInformer is one owned range's informer and its handler
+// registrations. Its fields are written under ShardedInformer.mu while the
+// range is in ShardedInformer.ranges, and owned by StopRange after.
+type rangeInformer struct {
+	r      Range
+	inf    informer.SharedIndexInformer
+	lw     *rangeListerWatcher
+	regs   map[*registration]informer.ResourceEventHandlerRegistration
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the informer's Run returned
+}
+
+var (
+	_ informer.SharedIndexInformer = &ShardedInformer{}
+	_ Target                       = &ShardedInformer{}
+)
+
+// NewShardedInformer returns a sharded informer of lw's objects, which look
+// like exampleObject. It owns no range until a Coordinator (RunWithContext
+// with Options.Ring) starts some.
+func NewShardedInformer(lw informer.ListerWatcher, exampleObject runtime.Object, opts Options) *ShardedInformer {
+	key := opts.Key
+	if key == "" {
+		key = KeyUID
+	}
+	metrics := opts.Metrics
+	if metrics == nil {
+		metrics = noMetrics{}
+	}
+	return &ShardedInformer{
+		lw: lw, example: exampleObject, opts: opts, key: key, metrics: metrics,
+		ranges:   map[int]*rangeInformer{},
+		indexers: maps.Clone(opts.Informer.Indexers),
+		synced:   newDoneChecker("sharded informer"),
+	}
+}
+
+// RunWithContext takes part in Options.Ring until ctx is done, delivering
+// the ranges the replica owns; on return every range is stopped and handed
+// over (see Coordinator.Run) and no handler is called any more.
+func (s *ShardedInformer) RunWithContext(ctx context.Context) {
+	if s.opts.Ring == nil {
+		klog.FromContext(ctx).Error(errors.New("Options.Ring is nil"), "Sharded informer cannot run")
+		return
+	}
+	s.mu.Lock()
+	if s.started {
+		s.mu.Unlock()
+		klog.FromContext(ctx).Info("Warning: the sharded informer has started, run more than once is not allowed")
+		return
+	}
+	s.started = true
+	s.mu.Unlock()
+	defer s.stop()
+	c, err := NewCoordinator(*s.opts.Ring, s, CoordinatorOptions{Metrics: s.metrics})
+	if err != nil {
+		klog.FromContext(ctx).Error(err, "Sharded informer cannot run")
+		return
+	}
+	c.Run(ctx)
+}
+
+// Run is RunWithContext until stopCh is closed.
+func (s *ShardedInformer) Run(stopCh <-chan struct{}) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-stopCh:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	s.RunWithContext(ctx)
+}
+
+// stop waits for every goroutine and marks the informer stopped.
+func (s *ShardedInformer) stop() {
+	s.mu.Lock()
+	for _, ri := range s.ranges {
+		ri.cancel()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+	s.mu.Lock()
+	s.stopped = true
+	s.mu.Unlock()
+}
+
+// Wait returns once every goroutine the informer started has returned. Use
+// it after the Coordinator driving the informer has returned.
+func (s *ShardedInformer) Wait() { s.wg.Wait() }
+
+// StartRange starts range r's informer with every handler registered.
+func (s *ShardedInformer) StartRange(ctx context.Context, r Range) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.ranges[r.Index]; ok || s.stopped {
+		return
+	}
+	opts := s.opts.Informer
+	opts.Indexers = maps.Clone(s.indexers)
+	desc := opts.ObjectDescription
+	if desc == "" {
+		desc = fmt.Sprintf("%T", s.example)
+	}
+	opts.ObjectDescription = desc + " range " + r.String()
+	lw := newRangeListerWatcher(s.lw, r, s.key, s)
+	inf := informer.NewSharedIndexInformerWithOptions(lw, s.example, opts)
+	if s.transform != nil {
+		_ = inf.SetTransform(s.transform) // cannot fail before Run
+	}
+	if s.watchErrorHandle != nil {
+		_ = inf.SetWatchErrorHandlerWithContext(s.watchErrorHandle)
+	}
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	ri := &rangeInformer{r: r, inf: inf, lw: lw, regs: map[*registration]informer.ResourceEventHandlerRegistration{}, cancel: cancel, done: make(chan struct{})}
+	for _, reg := range s.handlers {
+		s.addToRangeLocked(rctx, ri, reg)
+	}
+	s.ranges[r.Index] = ri
+	s.wg.Go(func() {
+		defer close(ri.done)
+		inf.RunWithContext(rctx)
+	})
+	s.wg.Go(func() { s.watchSynced(rctx, inf.HasSyncedChecker()) })
+}
+
+// addToRangeLocked registers reg's handler on ri's informer.
+func (s *ShardedInformer) addToRangeLocked(ctx context.Context, ri *rangeInformer, reg *registration) {
+	rr, err := ri.inf.AddEventHandlerWithOptions(reg.handler, reg.opts)
+	if err != nil {
+		// The options were checked when reg was added; only a stopped
+		// informer fails, and ri's has not stopped.
+		klog.FromContext(ctx).Error(err, "Adding a handler to a range informer", "range", ri.r)
+		return
+	}
+	ri.regs[reg] = rr
+	s.wg.Go(func() { s.watchSynced(ctx, rr.HasSyncedChecker()) })
+}
+
+// watchSynced re-evaluates the sync checkers once c is done.
+func (s *ShardedInformer) watchSynced(ctx context.Context, c informer.DoneChecker) {
+	select {
+	case <-c.Done():
+		s.checkSynced()
+	case <-ctx.Done():
+	}
+}
+
+// StopRange stops range r: the indexer stops serving it at once and its
+// handlers are removed. Graceful: it waits until no handler is called for
+// r (or ctx is done), stops the range informer, then delivers the range's
+// objects as deletes, and returns. Forced: it does the same on a goroutine
+// and returns at once.
+func (s *ShardedInformer) StopRange(ctx context.Context, r Range, graceful bool) {
+	s.mu.Lock()
+	ri, ok := s.ranges[r.Index]
+	delete(s.ranges, r.Index)
+	s.mu.Unlock()
+	if !ok {
+		return
+	}
+	for _, rr := range ri.regs {
+		_ = ri.inf.RemoveEventHandler(rr)
+	}
+	ri.cancel()
+	s.metrics.RangeObjects(r, 0)
+	if graceful {
+		s.finishRange(ctx, ri)
+	} else {
+		s.wg.Go(func() { s.finishRange(context.WithoutCancel(ctx), ri) })
+	}
+	s.checkSynced()
+}
+
+// finishRange waits for ri's handlers and informer to stop, then tells
+// each handler still registered that the range's objects are gone.
+func (s *ShardedInformer) finishRange(ctx context.Context, ri *rangeInformer) {
+	for _, rr := range ri.regs {
+		if sc, ok := rr.(interface{ ShutdownChan() <-chan struct{} }); ok {
+			select {
+			case <-sc.ShutdownChan():
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+	select {
+	case <-ri.done:
+	case <-ctx.Done():
+		return
+	}
+	objs := ri.inf.GetStore().List()
+	for reg := range ri.regs {
+		if reg.isRemoved() {
+			continue
+		}
+		for _, obj := range objs {
+			key, err := informer.DeletionHandlingMetaNamespaceKeyFunc(obj)
+			if err != nil {
+				continue
+			}
+			reg.handler.OnDelete(informer.DeletedFinalStateUnknown{Key: key, Obj: obj})
+		}
+	}
+}
+
+// RoundDone is called by the Coordinator after each round: the owned set
+// is known from the first one on.
+func (s *ShardedInformer) RoundDone() {
+	s.mu.Lock()
+	s.settled = true
+	ris := make([]*rangeInformer, 0, len(s.ranges))
+	for _, ri := range s.ranges {
+		ris = append(ris, ri)
+	}
+	s.mu.Unlock()
+	for _, ri := range ris {
+		s.metrics.RangeObjects(ri.r, len(ri.inf.GetStore().ListKeys()))
+	}
+	s.checkSynced()
+}
+
+// serverDoesNotShard logs, once per informer, that filtering happens on the
+// client.
+func (s *ShardedInformer) serverDoesNotShard(ctx context.Context) {
+	s.noShards.Do(func() {
+		klog.FromContext(ctx).Info("The apiserver ignored the shard selector (no shardInfo in the list; is the ShardedListAndWatch feature gate off?): filtering on the client, every range informer receives all objects", "object", fmt.Sprintf("%T", s.example))
+	})
+}
+
+// ownedRanges returns the informers of the ranges delivered now.
+func (s *ShardedInformer) ownedRanges() []*rangeInformer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*rangeInformer, 0, len(s.ranges))
+	for _, ri := range s.ranges {
+		out = append(out, ri)
+	}
+	return out
+}
+
+// OwnedRanges returns the ranges delivered now, in no order.
+func (s *ShardedInformer) OwnedRanges() []Range {
+	var out []Range
+	for _, ri := range s.ownedRanges() {
+		out = append(out, ri.r)
+	}
+	return out
+}
+
+// HasSynced reports whether the first coordinator round is done and every
+// owned range's informer holds its initial list.
+func (s *ShardedInformer) HasSynced() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hasSyncedLocked()
+}
+
+func (s *ShardedInformer) hasSyncedLocked() bool {
+	if !s.settled {
+		return false
+	}
+	for _, ri := range s.ranges {
+		if !ri.inf.HasSynced() {
+			return false
+		}
+	}
+	return true
+}
+
+// HasSyncedChecker is HasSynced as a DoneChecker: done the first time
+// HasSynced is true.
+func (s *ShardedInformer) HasSyncedChecker() informer.DoneChecker { return s.synced }
+
+// checkSynced closes the sync checkers whose condition now holds.
+func (s *ShardedInformer) checkSynced() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.hasSyncedLocked() {
+		s.synced.finish()
+	}
+	for _, reg := range s.handlers {
+		if reg.hasSyncedLocked() {
+			reg.synced.finish()
+		}
+	}
+}
+
+// GetStore returns the merged, read-only view of the owned ranges' stores.
+func (s *ShardedInformer) GetStore() informer.Store { return mergedIndexer{s} }
+
+// GetIndexer returns the merged, read-only view of the owned ranges'
+// indexers.
+func (s *ShardedInformer) GetIndexer() informer.Indexer { return mergedIndexer{s} }
+
+// GetController returns a Controller view; its Run does nothing.
+func (s *ShardedInformer) GetController() informer.Controller { return shardedController{s} }
+
+// LastSyncResourceVersion is "": each range has its own.
+func (s *ShardedInformer) LastSyncResourceVersion() string { return "" }
+
+// IsStopped reports whether RunWithContext has returned.
+func (s *ShardedInformer) IsStopped() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stopped
+}
+
+var errStarted = errors.New("sharding: informer has already started")
+
+// SetTransform sets the transform of every range informer. It fails once
+// the informer has started.
+func (s *ShardedInformer) SetTransform(f informer.TransformFunc) error {
+	return s.beforeStart(func() { s.transform = f })
+}
+
+// beforeStart runs set under the lock unless the informer has started.
+func (s *ShardedInformer) beforeStart(set func()) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.started || len(s.ranges) > 0 {
+		return errStarted
+	}
+	set()
+	return nil
+}
+
+// SetWatchErrorHandler sets the list and watch error handler of every
+// range informer. It fails once the informer has started.
+func (s *ShardedInformer) SetWatchErrorHandler(h informer.WatchErrorHandler) error {
+	return s.SetWatchErrorHandlerWithContext(func(_ context.Context, r *informer.Reflector, err error) { h(r, err) })
+}
+
+// SetWatchErrorHandlerWithContext is SetWatchErrorHandler with a context.
+func (s *ShardedInformer) SetWatchErrorHandlerWithContext(h informer.WatchErrorHandlerWithContext) error {
+	return s.beforeStart(func() { s.watchErrorHandle = h })
+}
+
+// AddIndexers adds indexers to every owned range's indexer and to the
+// ranges started later.
+func (s *ShardedInformer) AddIndexers(indexers informer.Indexers) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return errors.New("sharding: informer has stopped")
+	}
+	for name := range indexers {
+		if _, ok := s.indexers[name]; ok {
+			return fmt.Errorf("indexer conflict: %v", name)
+		}
+	}
+	for _, ri := range s.ranges {
+		if err := ri.inf.AddIndexers(indexers); err != nil {
+			return err
+		}
+	}
+	if s.indexers == nil {
+		s.indexers = informer.Indexers{}
+	}
+	maps.Copy(s.indexers, indexers)
+	return nil
+}
+
+// shardedController is GetController's view.
+type shardedController struct{ s *ShardedInformer }
+
+func (c shardedController) RunWithContext(context.Context)         {}
+func (c shardedController) Run(<-chan struct{})                    {}
+func (c shardedController) HasSynced() bool                        { return c.s.HasSynced() }
+func (c shardedController) HasSyncedChecker() informer.DoneChecker { return c.s.synced }
+func (c shardedController) LastSyncResourceVersion() string        { return "" }

@@ -1,0 +1,143 @@
+package sharding
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	kshard "k8s.io/apimachinery/pkg/sharding"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/klog/v2"
+
+	"github.com/kfanout/fanout/informer"
+)
+
+// rangeListerWatcher lists and watches one range: every request carries
+// the range's ListOptions.ShardSelector. A list response without ShardInfo
+// means the server ignored the selector (the ShardedListAndWatch feature
+// gate is off): then the list's items and the following watches are
+// filtered on the client with apimachinery's selector, which selects
+// exactly what the server would.
+type rangeListerWatcher struct {
+	inner    informer.ListerWatcherWithContext
+	r        Range
+	sel      kshard.Selector
+	selector string
+	owner    *ShardedInformer
+	// filtering is set by each list: whether the server ignored the
+	// selector. The watch that follows a list reads it.
+	filtering atomic.Bool
+}
+
+func newRangeListerWatcher(inner informer.ListerWatcher, r Range, key Key, owner *ShardedInformer) *rangeListerWatcher {
+	sel := r.Selector(key)
+	return &rangeListerWatcher{
+		inner:    informer.ToListerWatcherWithContext(inner),
+		r:        r,
+		sel:      sel,
+		selector: sel.String(),
+		owner:    owner,
+	}
+}
+
+// List lists the range.
+//
+// Deprecated: use ListWithContext.
+func (lw *rangeListerWatcher) List(options metav1.ListOptions) (runtime.Object, error) {
+	return lw.ListWithContext(context.Background(), options)
+}
+
+// Watch watches the range.
+//
+// Deprecated: use WatchWithContext.
+func (lw *rangeListerWatcher) Watch(options metav1.ListOptions) (watch.Interface, error) {
+	return lw.WatchWithContext(context.Background(), options)
+}
+
+// IsWatchListSemanticsUnSupported keeps the reflector on list and watch: the
+// server's ShardInfo comes with a list response, and it decides whether to
+// filter on the client.
+func (lw *rangeListerWatcher) IsWatchListSemanticsUnSupported() bool { return true }
+
+// ListWithContext lists the range, filtering on the client if the server
+// did not.
+func (lw *rangeListerWatcher) ListWithContext(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
+	options.ShardSelector = lw.selector
+	obj, err := lw.inner.ListWithContext(ctx, options)
+	if err != nil {
+		return nil, err
+	}
+	if hasShardInfo(obj) {
+		lw.filtering.Store(false)
+		return obj, nil
+	}
+	lw.filtering.Store(true)
+	lw.owner.serverDoesNotShard(ctx)
+	items, err := meta.ExtractList(obj)
+	if err != nil {
+		return nil, fmt.Errorf("sharding: filtering a list on the client: %w", err)
+	}
+	kept := items[:0]
+	for _, item := range items {
+		if lw.matches(ctx, item) {
+			kept = append(kept, item)
+		}
+	}
+	if dropped := len(items) - len(kept); dropped > 0 {
+		lw.owner.metrics.ClientFiltered(lw.r, dropped)
+	}
+	if err := meta.SetList(obj, kept); err != nil {
+		return nil, fmt.Errorf("sharding: filtering a list on the client: %w", err)
+	}
+	return obj, nil
+}
+
+// WatchWithContext watches the range, filtering on the client if the last
+// list showed the server does not.
+func (lw *rangeListerWatcher) WatchWithContext(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+	options.ShardSelector = lw.selector
+	w, err := lw.inner.WatchWithContext(ctx, options)
+	if err != nil || !lw.filtering.Load() {
+		return w, err
+	}
+	return watch.Filter(w, func(e watch.Event) (watch.Event, bool) {
+		switch e.Type {
+		case watch.Added, watch.Modified, watch.Deleted:
+			if !lw.matches(ctx, e.Object) {
+				lw.owner.metrics.ClientFiltered(lw.r, 1)
+				return e, false
+			}
+		}
+		return e, true
+	}), nil
+}
+
+// matches evaluates the range's selector on obj. An object whose key
+// cannot be read is dropped and logged: no range could claim it.
+func (lw *rangeListerWatcher) matches(ctx context.Context, obj runtime.Object) bool {
+	ok, err := lw.sel.Matches(obj)
+	if err != nil {
+		klog.FromContext(ctx).Error(err, "Dropping an object whose shard key cannot be read", "range", lw.r)
+		return false
+	}
+	return ok
+}
+
+// hasShardInfo reports whether a list response says the server applied a
+// shard selector.
+func hasShardInfo(list runtime.Object) bool {
+	if u, ok := list.(*unstructured.UnstructuredList); ok {
+		_, found, _ := unstructured.NestedMap(u.Object, "metadata", "shardInfo")
+		return found
+	}
+	// Typed lists embed metav1.ListMeta, whose GetListMeta returns it.
+	if a, ok := list.(metav1.ListMetaAccessor); ok {
+		lm, ok := a.GetListMeta().(*metav1.ListMeta)
+		return ok && lm.ShardInfo != nil
+	}
+	return false
+}
