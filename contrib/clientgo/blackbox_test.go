@@ -470,11 +470,26 @@ func writeFile(t *testing.T, path string, data []byte) {
 }
 
 // goOutput runs the go command in dir, without the workspace, and returns
-// its standard output; it fails the test if the command fails.
+// its standard output; it fails the test if the command fails. The go
+// command may add requirements (-mod=mod); in this module (dir ".") it
+// does so in a copy of go.mod and go.sum (-modfile), so that a test run
+// never changes the committed files.
 func goOutput(t *testing.T, dir, gobin string, args ...string) string {
 	cmd := exec.Command(gobin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	flags := "GOFLAGS=-mod=mod"
+	if dir == "." {
+		tmp := t.TempDir()
+		for _, f := range []string{"go.mod", "go.sum"} {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, filepath.Join(tmp, f), data)
+		}
+		flags += " -modfile=" + filepath.Join(tmp, "go.mod")
+	}
+	cmd.Env = append(os.Environ(), "GOWORK=off", flags)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
