@@ -39,7 +39,7 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 		return nil, errNilListerWatcher
 	}
 	// What the user chose is checked before anything changes for the
-	// registration; the rest is computed below.
+	// registration; the listener.Binding is computed below.
 	opts := listener.Options{
 		Name:                  options.Name,
 		Engine:                s.listenerEngine,
@@ -85,12 +85,13 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 	}
 
 	opts.Logger = logger
-	opts.UpstreamHasSynced = s.HasSyncedChecker()
-	opts.RequestedResyncPeriod = resync
-	opts.ResyncPeriod = listener.DetermineResyncPeriod(logger, resync, s.resyncCheckPeriod)
-	opts.Metrics = informermetrics.ListenerProvider(s.listenerMetrics)
-	opts.MetricsInformer = s.metricsName
-	l, err := s.processor.NewListener(handler, opts)
+	l, err := s.processor.NewListener(handler, listener.Binding{
+		UpstreamHasSynced:     s.HasSyncedChecker(),
+		RequestedResyncPeriod: resync,
+		ResyncPeriod:          listener.DetermineResyncPeriod(logger, resync, s.resyncCheckPeriod),
+		Metrics:               informermetrics.ListenerProvider(s.listenerMetrics),
+		MetricsInformer:       s.metricsName,
+	}, opts)
 	if err != nil {
 		return nil, err
 	}

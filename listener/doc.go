@@ -51,12 +51,11 @@
 // Registering a handler (AddEventHandlerWithOptions), under the informer's
 // started lock:
 //
-//	l, err := p.NewListener(handler, listener.Options{
-//		Logger:                logger,
+//	l, err := p.NewListener(handler, listener.Binding{ // what the informer computes
+//		UpstreamHasSynced:     informer.HasSyncedChecker(),
 //		RequestedResyncPeriod: resync,
 //		ResyncPeriod:          listener.DetermineResyncPeriod(logger, resync, checkPeriod),
-//		UpstreamHasSynced:     informer.HasSyncedChecker(),
-//	})
+//	}, listener.Options{Logger: logger}) // what the handler's owner chose
 //	if !informerStarted {
 //		_, err = p.AddListener(l) // Run starts it later
 //		return l, err

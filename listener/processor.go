@@ -108,11 +108,13 @@ func NewProcessor(opts ProcessorOptions) *Processor {
 // processor was created: the enqueue time of the notifications it hands out.
 func (p *Processor) now() int64 { return int64(p.clock.Since(p.base)) }
 
-// NewListener returns a listener for handler, using the processor's clock.
-// It is not yet added: pass it to [Processor.AddListener]. It fails if
-// handler or opts.UpstreamHasSynced is nil or a period is negative.
-func (p *Processor) NewListener(handler Handler, opts Options) (*Listener, error) {
-	return newListener(p, handler, opts)
+// NewListener returns a listener for handler, bound to the informer by b
+// and configured by opts, using the processor's clock. It is not yet added:
+// pass it to [Processor.AddListener]. It fails if handler or
+// b.UpstreamHasSynced is nil, a period in b is negative, or
+// [Options.Validate] rejects opts.
+func (p *Processor) NewListener(handler Handler, b Binding, opts Options) (*Listener, error) {
+	return newListener(p, handler, b, opts)
 }
 
 // AddListener adds l, marked as taking sync notifications, and reports
