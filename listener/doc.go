@@ -82,9 +82,13 @@
 // added before start lowers the informer's check period, call
 // p.ResyncCheckPeriodChanged(logger, newPeriod).
 //
-// RemoveEventHandler: p.UnblockListener(handle), so that a Distribute
-// waiting for room in that listener (OverflowBlock) lets go of the delta
-// lock, then, under the delta lock, p.RemoveListener(handle).
+// Processing a delta: under the delta lock, write the store and call
+// p.BeginDistribute for each notification; after releasing it, call Finish
+// on each returned Handoff in order. A handoff waiting for room
+// (OverflowBlock) then holds up no registration or removal.
+//
+// RemoveEventHandler: under the delta lock, p.RemoveListener(handle), which
+// also frees a handoff waiting for room in that listener.
 //
 // Running: go p.Run(ctx) on a context that ends after the controller has
 // stopped; Run returns when every listener's goroutines have. When the

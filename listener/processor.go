@@ -165,9 +165,10 @@ func (p *Processor) StartWatchSynced(l *Listener) {
 
 // UnblockListener makes the listener behind handle stop waiting for room
 // under OverflowBlock: an Add waiting for room, and every later one, drops its
-// notification. A caller about to remove the listener while holding a lock
-// that Distribute also holds (the informer's delta lock) calls it first, so a
-// Distribute blocked on the listener can return. Handles that are not this
+// notification. A caller that holds a lock across [Handoff.Finish] or
+// Distribute, and must take that lock to remove the listener, calls it first
+// so that the handoff can return (the informer does not: it finishes
+// handoffs after releasing its delta lock). Handles that are not this
 // processor's listeners are ignored.
 func (p *Processor) UnblockListener(handle any) {
 	if l, ok := handle.(*Listener); ok && l != nil && l.owner == p {
