@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/klog/v2"
 
 	"github.com/kfanout/fanout/internal/informermetrics"
@@ -39,7 +38,7 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 		return nil, errNilListerWatcher
 	}
 	// What the user chose is checked before anything changes for the
-	// registration; the rest is computed below.
+	// registration; the listener.Binding is computed below.
 	opts := listener.Options{
 		Name:                  options.Name,
 		Engine:                s.listenerEngine,
@@ -85,12 +84,13 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 	}
 
 	opts.Logger = logger
-	opts.UpstreamHasSynced = s.HasSyncedChecker()
-	opts.RequestedResyncPeriod = resync
-	opts.ResyncPeriod = listener.DetermineResyncPeriod(logger, resync, s.resyncCheckPeriod)
-	opts.Metrics = informermetrics.ListenerProvider(s.listenerMetrics)
-	opts.MetricsInformer = s.metricsName
-	l, err := s.processor.NewListener(handler, opts)
+	l, err := s.processor.NewListener(handler, listener.Binding{
+		UpstreamHasSynced:     s.HasSyncedChecker(),
+		RequestedResyncPeriod: resync,
+		ResyncPeriod:          listener.DetermineResyncPeriod(logger, resync, s.resyncCheckPeriod),
+		Metrics:               informermetrics.ListenerProvider(s.listenerMetrics),
+		MetricsInformer:       s.metricsName,
+	}, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -131,9 +131,8 @@ func isNilHandler(h ResourceEventHandler) bool {
 
 // RemoveEventHandler removes a registration; unknown ones are ignored.
 func (s *sharedIndexInformer) RemoveEventHandler(handle ResourceEventHandlerRegistration) error {
-	// A delta distribution blocked on this handler (OverflowBlock) holds
-	// blockDeltas: let it go first.
-	s.processor.UnblockListener(handle)
+	// A handoff waiting for room on this handler (OverflowBlock) holds no
+	// lock of ours; RemoveListener makes it drop its notification.
 	s.startedLock.Lock()
 	defer s.startedLock.Unlock()
 	s.blockDeltas.Lock()
@@ -151,14 +150,8 @@ func (s *sharedIndexInformer) OnAdd(obj any, isInInitialList bool) {
 // OnUpdate distributes an update. An update whose resource version did not
 // change is a resync or relist and goes only to handlers due for a resync.
 func (s *sharedIndexInformer) OnUpdate(oldObj, newObj any) {
-	isSync := false
-	if n, err := meta.Accessor(newObj); err == nil {
-		if o, err := meta.Accessor(oldObj); err == nil {
-			isSync = n.GetResourceVersion() == o.GetResourceVersion()
-		}
-	}
 	s.mutationDetector.AddObject(newObj)
-	s.processor.Distribute(listener.NewUpdate(oldObj, newObj), isSync)
+	s.processor.Distribute(listener.NewUpdate(oldObj, newObj), isSyncUpdate(oldObj, newObj))
 }
 
 // OnDelete distributes a delete.

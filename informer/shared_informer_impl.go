@@ -52,13 +52,18 @@ type sharedIndexInformer struct {
 	watchErrorHandler               WatchErrorHandlerWithContext
 	transform                       TransformFunc
 
-	// blockDeltas is held while deltas are processed and distributed, and
-	// while a late handler is added and replayed, so that a late handler
-	// sees the cache and then every later change exactly once.
+	// blockDeltas is held while deltas are written to the store and their
+	// distribution is begun, and while a late handler is added and
+	// replayed, so that a late handler sees the cache and then every later
+	// change exactly once. The handoffs that may wait are finished after
+	// it is released (see handoffCollector).
 	blockDeltas sync.Mutex
 	// batchResults is the scratch space of keyed batches; blockDeltas
 	// guards it.
 	batchResults []batchResult
+	// collector begins distributions under blockDeltas and finishes them
+	// after; only the controller's goroutine uses it.
+	collector handoffCollector
 }
 
 func newSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, options SharedIndexInformerOptions, clk clock.Clock) *sharedIndexInformer {
@@ -167,23 +172,27 @@ func (s *sharedIndexInformer) start(logger klog.Logger) bool {
 		FullResyncPeriod:  s.resyncCheckPeriod,
 		ShouldResync:      s.processor.ShouldResync,
 		// The informer's queues always pop keyed (see controller.popFunc);
-		// every popped item is written to the store and then distributed
-		// under blockDeltas by one of these two.
+		// every popped item is written to the store and its distribution
+		// begun under blockDeltas by one of these two, and the handoffs
+		// that may wait are finished after blockDeltas is released.
 		processKeyed: func(key string, keyed bool, deltas []Delta, isInInitialList bool) error {
+			defer s.collector.flush()
 			s.blockDeltas.Lock()
 			defer s.blockDeltas.Unlock()
-			return processKeyedDeltas(logger, s, s.indexer, key, keyed && storeKeys, deltas, isInInitialList)
+			return processKeyedDeltas(logger, &s.collector, s.indexer, key, keyed && storeKeys, deltas, isInInitialList)
 		},
 		processBatchKeyed: func(keys []string, deltas []Delta, isInInitialList bool) error {
 			if !storeKeys {
 				keys = nil
 			}
+			defer s.collector.flush()
 			s.blockDeltas.Lock()
 			defer s.blockDeltas.Unlock()
-			return processKeyedBatch(logger, s, s.indexer, keys, deltas, isInInitialList, &s.batchResults)
+			return processKeyedBatch(logger, &s.collector, s.indexer, keys, deltas, isInInitialList, &s.batchResults)
 		},
 		WatchErrorHandlerWithContext: s.watchErrorHandler,
 	}).(*controller)
+	s.collector.s = s
 	ctl.clock = s.clock
 	s.controller = ctl
 	s.started = true

@@ -45,7 +45,7 @@ func BenchmarkProcessorFanOut(b *testing.B) {
 				hs := make([]*paddedCounter, handlers)
 				for i := range hs {
 					hs[i] = &paddedCounter{countHandler: countHandler{want: int64(b.N), done: make(chan struct{})}}
-					if _, err := p.AddListener(mustNew(b, p, hs[i], Options{Engine: v.eng, UpstreamHasSynced: up, BacklogWarnThresholds: []int{-1}})); err != nil {
+					if _, err := p.AddListener(mustNew(b, p, hs[i], Binding{UpstreamHasSynced: up}, Options{Engine: v.eng, BacklogWarnThresholds: []int{-1}})); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -83,9 +83,8 @@ func BenchmarkDistributeMetrics(b *testing.B) {
 				p := NewProcessor(ProcessorOptions{})
 				up := newUpstream("inf")
 				h := &countHandler{want: int64(b.N), done: make(chan struct{})}
-				_, err := p.AddListener(mustNew(b, p, h, Options{
-					Engine: eng, Metrics: c.prov, UpstreamHasSynced: up,
-					SlowHandlerThreshold: c.slow, BacklogWarnThresholds: []int{-1}, // no log output; the check still runs
+				_, err := p.AddListener(mustNew(b, p, h, Binding{Metrics: c.prov, UpstreamHasSynced: up}, Options{
+					Engine: eng, SlowHandlerThreshold: c.slow, BacklogWarnThresholds: []int{-1}, // no log output; the check still runs
 				}))
 				if err != nil {
 					b.Fatal(err)
@@ -108,9 +107,9 @@ func BenchmarkDistributeMetrics(b *testing.B) {
 	}
 }
 
-func mustNew(b *testing.B, p *Processor, h Handler, opts Options) *Listener {
+func mustNew(b *testing.B, p *Processor, h Handler, bind Binding, opts Options) *Listener {
 	b.Helper()
-	l, err := p.NewListener(h, opts)
+	l, err := p.NewListener(h, bind, opts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -134,7 +133,7 @@ func BenchmarkDeliverHooks(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			p := NewProcessor(ProcessorOptions{})
 			h := &countHandler{want: -1, done: make(chan struct{})}
-			l := mustNew(b, p, h, Options{Metrics: c.prov, UpstreamHasSynced: newUpstream("inf"), SlowHandlerThreshold: c.slow})
+			l := mustNew(b, p, h, Binding{Metrics: c.prov, UpstreamHasSynced: newUpstream("inf")}, Options{SlowHandlerThreshold: c.slow})
 			n := NewAdd("obj", false)
 			b.ReportAllocs()
 			for b.Loop() {

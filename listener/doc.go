@@ -51,12 +51,11 @@
 // Registering a handler (AddEventHandlerWithOptions), under the informer's
 // started lock:
 //
-//	l, err := p.NewListener(handler, listener.Options{
-//		Logger:                logger,
+//	l, err := p.NewListener(handler, listener.Binding{ // what the informer computes
+//		UpstreamHasSynced:     informer.HasSyncedChecker(),
 //		RequestedResyncPeriod: resync,
 //		ResyncPeriod:          listener.DetermineResyncPeriod(logger, resync, checkPeriod),
-//		UpstreamHasSynced:     informer.HasSyncedChecker(),
-//	})
+//	}, listener.Options{Logger: logger}) // what the handler's owner chose
 //	if !informerStarted {
 //		_, err = p.AddListener(l) // Run starts it later
 //		return l, err
@@ -83,9 +82,13 @@
 // added before start lowers the informer's check period, call
 // p.ResyncCheckPeriodChanged(logger, newPeriod).
 //
-// RemoveEventHandler: p.UnblockListener(handle), so that a Distribute
-// waiting for room in that listener (OverflowBlock) lets go of the delta
-// lock, then, under the delta lock, p.RemoveListener(handle).
+// Processing a delta: under the delta lock, write the store and call
+// p.BeginDistribute for each notification; after releasing it, call Finish
+// on each returned Handoff in order. A handoff waiting for room
+// (OverflowBlock) then holds up no registration or removal.
+//
+// RemoveEventHandler: under the delta lock, p.RemoveListener(handle), which
+// also frees a handoff waiting for room in that listener.
 //
 // Running: go p.Run(ctx) on a context that ends after the controller has
 // stopped; Run returns when every listener's goroutines have. When the

@@ -33,7 +33,7 @@ func ExampleProcessor() {
 	close(up.done)
 	p := listener.NewProcessor(listener.ProcessorOptions{})
 	var wg sync.WaitGroup
-	l, err := p.NewListener(printer{&wg}, listener.Options{Name: "printer", UpstreamHasSynced: up})
+	l, err := p.NewListener(printer{&wg}, listener.Binding{UpstreamHasSynced: up}, listener.Options{Name: "printer"})
 	if err != nil {
 		fmt.Println(err)
 		return

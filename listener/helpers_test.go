@@ -90,11 +90,16 @@ func (g *gate) release(call string) {
 	delete(g.blocked, call)
 }
 
-// mustListener creates and adds a listener for h.
+// mustListener creates and adds a listener for h, bound to up only.
 func mustListener(t *testing.T, p *Processor, h Handler, up *upstream, opts Options) *Listener {
 	t.Helper()
-	opts.UpstreamHasSynced = up
-	l, err := p.NewListener(h, opts)
+	return mustBound(t, p, h, Binding{UpstreamHasSynced: up}, opts)
+}
+
+// mustBound creates and adds a listener for h with binding b.
+func mustBound(t *testing.T, p *Processor, h Handler, b Binding, opts Options) *Listener {
+	t.Helper()
+	l, err := p.NewListener(h, b, opts)
 	if err != nil {
 		t.Fatalf("NewListener: %v", err)
 	}

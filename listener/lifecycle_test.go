@@ -78,7 +78,7 @@ func TestRemoveListenerHandles(t *testing.T) {
 		t.Fatalf("RemoveListener(string) = %v, want invalid key type error", err)
 	}
 	other := NewProcessor(ProcessorOptions{})
-	foreign, err := other.NewListener(&recorder{}, Options{UpstreamHasSynced: newUpstream("x")})
+	foreign, err := other.NewListener(&recorder{}, Binding{UpstreamHasSynced: newUpstream("x")}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,113 +24,6 @@ const initialBufferSize = 1024
 // utilruntime.ReallyCrash false) before it delivers the next notification.
 const crashWait = time.Second
 
-// Options configures a Listener; see [Processor.NewListener]. Its fields
-// come in two groups: what the handler's owner chooses (for the informer:
-// HandlerOptions and SharedIndexInformerOptions.ListenerEngine), which
-// [Options.Validate] checks, and what the informer computes for the
-// registration.
-type Options struct {
-	// Name names the handler in logs and in the sync tracker's name.
-	// Empty means NameForHandler(handler).
-	Name string
-	// Logger receives the listener's log messages and panic reports. The
-	// zero value means klog.Background().
-	Logger klog.Logger
-	// Engine selects the delivery engine; the zero value is EngineDirect.
-	// Any non-default overload option below (Overflow other than
-	// OverflowGrow, Workers > 1, RecoverPanics) selects EngineDirect
-	// whatever Engine says.
-	Engine Engine
-	// Overflow says what happens once more than MaxPending notifications
-	// wait: OverflowGrow (buffer without bound), OverflowCoalesce (merge
-	// per object key; MaxPending 0 means from the first pending one) or
-	// OverflowBlock (Add waits for room; MaxPending must be > 0).
-	Overflow OverflowPolicy
-	// MaxPending is the threshold for Overflow; 0 means none. Negative is
-	// an error.
-	MaxPending int
-	// Workers, when more than 1, calls the handler on that many goroutines;
-	// notifications with the same KeyFunc key go to the same worker, in
-	// order. Negative is an error.
-	Workers int
-	// RecoverPanics recovers a handler panic: it is logged with the handler
-	// name and object key and counted, an initial-list add still counts as
-	// finished for HasSynced, and the next notification follows at once.
-	RecoverPanics bool
-	// BacklogWarnThresholds are the pending counts at which the listener
-	// logs that its handler is falling behind (once per crossing, and once
-	// when the backlog drops below half the lowest again, which ends the
-	// episode: a threshold is warned about again only after that; each at
-	// most once per 10 s). Empty means DefaultBacklogWarnThresholds; a negative value
-	// turns the messages off; 0 is an error.
-	BacklogWarnThresholds []int
-	// SlowHandlerThreshold, when positive, is how long one handler call
-	// may take before the listener logs it with the object's key (at most
-	// once per 10 s, counting the ones left out). 0 or negative means off,
-	// the default: timing every call costs two clock reads per delivery
-	// (free when Metrics is set, which times calls anyway).
-	SlowHandlerThreshold time.Duration
-	// BufferSize is the initial capacity of the pending buffer; 0 means
-	// client-go's 1024.
-	BufferSize int
-
-	// The fields below are what the informer computes for the
-	// registration.
-
-	// UpstreamHasSynced is the informer's sync checker. Required.
-	UpstreamHasSynced synctrack.DoneChecker
-	// RequestedResyncPeriod is the resync period the handler asked for,
-	// after the informer's minimum was applied. It is kept so that
-	// [Processor.ResyncCheckPeriodChanged] can recompute ResyncPeriod.
-	RequestedResyncPeriod time.Duration
-	// ResyncPeriod is the period actually used, normally
-	// DetermineResyncPeriod(RequestedResyncPeriod, the informer's check
-	// period). Zero means never resync.
-	ResyncPeriod time.Duration
-	// KeyFunc returns an object's key (the informer's is
-	// DeletionHandlingMetaNamespaceKeyFunc). Required by OverflowCoalesce
-	// and by Workers > 1; used in panic logs when set. A notification
-	// whose key fails is never merged and goes to the first worker.
-	KeyFunc func(obj any) (string, error)
-	// Metrics receives the listener's per-handler metrics, labelled with
-	// MetricsInformer and the listener's name. Nil or the no-op provider
-	// means none, at no cost on the delivery path.
-	Metrics informermetrics.ListenerMetricsProvider
-	// MetricsInformer is the informer name in the metrics' ListenerID.
-	MetricsInformer string
-}
-
-// Validate checks the options a handler's owner chooses: the engine, the
-// overload options (with KeyFunc where they need one) and the backlog
-// thresholds. [Processor.NewListener] calls it; the informer calls it
-// first, before it changes anything for the registration. Its errors name
-// the field, without a package prefix.
-func (o *Options) Validate() error {
-	switch {
-	case o.MaxPending < 0:
-		return fmt.Errorf("MaxPending must not be negative, got %d", o.MaxPending)
-	case o.Workers < 0:
-		return fmt.Errorf("Workers must not be negative, got %d", o.Workers)
-	case o.Overflow < OverflowGrow || o.Overflow > OverflowBlock:
-		return fmt.Errorf("unknown overflow policy %v", o.Overflow)
-	case o.Engine != EngineDirect && o.Engine != EngineClassic && o.Engine != engineDirectQueue:
-		return fmt.Errorf("unknown engine %v", o.Engine)
-	case o.Overflow == OverflowBlock && o.MaxPending == 0:
-		return errors.New("MaxPending must be > 0 with OverflowBlock")
-	case o.Overflow == OverflowCoalesce && o.KeyFunc == nil:
-		return errors.New("OverflowCoalesce needs a KeyFunc")
-	case o.Workers > 1 && o.KeyFunc == nil:
-		return errors.New("Workers > 1 needs a KeyFunc")
-	}
-	_, err := backlogThresholds(o.BacklogWarnThresholds)
-	return err
-}
-
-// needsDirect reports whether an overload option requires EngineDirect.
-func (o *Options) needsDirect() bool {
-	return o.Overflow != OverflowGrow || o.Workers > 1 || o.RecoverPanics
-}
-
 // Listener relays notifications from a Processor to one Handler. It is also
 // the registration handle the informer returns from AddEventHandler.
 //
@@ -172,15 +65,12 @@ type Listener struct {
 	nextResync            time.Time
 }
 
-func newListener(p *Processor, handler Handler, opts Options) (*Listener, error) {
+func newListener(p *Processor, handler Handler, b Binding, opts Options) (*Listener, error) {
 	if handler == nil {
 		return nil, errors.New("listener: handler is nil")
 	}
-	if opts.UpstreamHasSynced == nil {
-		return nil, errors.New("listener: Options.UpstreamHasSynced is nil")
-	}
-	if opts.RequestedResyncPeriod < 0 || opts.ResyncPeriod < 0 {
-		return nil, fmt.Errorf("listener: negative resync period (requested %v, effective %v)", opts.RequestedResyncPeriod, opts.ResyncPeriod)
+	if err := b.validate(); err != nil {
+		return nil, fmt.Errorf("listener: %w", err)
 	}
 	if err := opts.Validate(); err != nil {
 		return nil, fmt.Errorf("listener: %w", err)
@@ -204,18 +94,18 @@ func newListener(p *Processor, handler Handler, opts Options) (*Listener, error)
 		handler:               handler,
 		name:                  name,
 		owner:                 p,
-		syncTracker:           synctrack.NewSingleFileTracker(fmt.Sprintf("%s + event handler %s", opts.UpstreamHasSynced.Name(), name)),
-		upstreamHasSynced:     opts.UpstreamHasSynced,
+		syncTracker:           synctrack.NewSingleFileTracker(fmt.Sprintf("%s + event handler %s", b.UpstreamHasSynced.Name(), name)),
+		upstreamHasSynced:     b.UpstreamHasSynced,
 		keyFunc:               opts.KeyFunc,
 		recoverPanics:         opts.RecoverPanics,
 		stopCh:                make(chan struct{}),
 		runFinished:           make(chan struct{}),
-		requestedResyncPeriod: opts.RequestedResyncPeriod,
-		resyncPeriod:          opts.ResyncPeriod,
+		requestedResyncPeriod: b.RequestedResyncPeriod,
+		resyncPeriod:          b.ResyncPeriod,
 		backlog:               newBacklogWatch(th),
 		slowThreshold:         max(opts.SlowHandlerThreshold, 0),
 	}
-	l.metrics = newMetrics(opts.Metrics, informermetrics.ListenerID{Informer: opts.MetricsInformer, Handler: name})
+	l.metrics = newMetrics(b.Metrics, informermetrics.ListenerID{Informer: b.MetricsInformer, Handler: name})
 	l.engine = newEngine(l, p, size, opts)
 	l.config = configOf(l.engine, opts)
 	l.determineNextResync(p.clock.Now())

@@ -111,7 +111,7 @@ func TestLogOptions(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := NewProcessor(ProcessorOptions{})
 		up := newUpstream("inf")
-		if _, err := p.NewListener(&recorder{}, Options{UpstreamHasSynced: up, BacklogWarnThresholds: []int{10, 0}}); err == nil {
+		if _, err := p.NewListener(&recorder{}, Binding{UpstreamHasSynced: up}, Options{BacklogWarnThresholds: []int{10, 0}}); err == nil {
 			t.Fatal("NewListener with a 0 threshold: no error")
 		}
 		logs := &logRecorder{}

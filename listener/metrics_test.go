@@ -126,9 +126,7 @@ func TestMetricsStalledHandler(t *testing.T) {
 		rec := newRecProvider()
 		g := newGate("add a false")
 		h := &recorder{before: g.wait}
-		l := mustListener(t, p, h, newUpstream("inf"), Options{
-			Engine: eng, Name: "slow", Metrics: rec, MetricsInformer: "pods", SlowHandlerThreshold: -1,
-		})
+		l := mustBound(t, p, h, Binding{UpstreamHasSynced: newUpstream("inf"), Metrics: rec, MetricsInformer: "pods"}, Options{Engine: eng, Name: "slow", SlowHandlerThreshold: -1})
 		wantMetrics(t, rec, "created", "pending=0 highwater=0 delivered=0 coalesced=0 panics=0 oldest=0")
 		stop := runProcessor(p)
 
@@ -188,10 +186,7 @@ func TestMetricsCoalescedAndPanics(t *testing.T) {
 			}
 		}}
 		key := func(obj any) (string, error) { return fmt.Sprint(obj)[:1], nil }
-		mustListener(t, p, h, newUpstream("inf"), Options{
-			Name: "slow", Metrics: rec, MetricsInformer: "pods", SlowHandlerThreshold: -1,
-			Overflow: OverflowCoalesce, KeyFunc: key, RecoverPanics: true, Logger: discardLogger(),
-		})
+		mustBound(t, p, h, Binding{UpstreamHasSynced: newUpstream("inf"), Metrics: rec, MetricsInformer: "pods"}, Options{Name: "slow", SlowHandlerThreshold: -1, Overflow: OverflowCoalesce, KeyFunc: key, RecoverPanics: true, Logger: discardLogger()})
 		stop := runProcessor(p)
 		defer stop()
 
@@ -219,10 +214,13 @@ func TestMetricsCoalescedAndPanics(t *testing.T) {
 func TestMetricsReleaseOnRemoval(t *testing.T) {
 	eachEngine(t, func(t *testing.T, eng Engine) {
 		rec := newRecProvider()
-		opts := Options{Engine: eng, Name: "slow", Metrics: rec, MetricsInformer: "pods"}
+		opts := Options{Engine: eng, Name: "slow"}
+		bind := func() Binding {
+			return Binding{UpstreamHasSynced: newUpstream("inf"), Metrics: rec, MetricsInformer: "pods"}
+		}
 
 		idle := NewProcessor(ProcessorOptions{})
-		l := mustListener(t, idle, &recorder{}, newUpstream("inf"), opts)
+		l := mustBound(t, idle, &recorder{}, bind(), opts)
 		if err := idle.RemoveListener(l); err != nil {
 			t.Fatal(err)
 		}
@@ -232,7 +230,7 @@ func TestMetricsReleaseOnRemoval(t *testing.T) {
 
 		p := NewProcessor(ProcessorOptions{})
 		g := newGate("add a false")
-		l = mustListener(t, p, &recorder{before: g.wait}, newUpstream("inf"), opts)
+		l = mustBound(t, p, &recorder{before: g.wait}, bind(), opts)
 		stop := runProcessor(p)
 		defer stop()
 		p.Distribute(NewAdd("a", false), false)
@@ -251,7 +249,7 @@ func TestMetricsReleaseOnRemoval(t *testing.T) {
 		}
 
 		for _, prov := range []informermetrics.ListenerMetricsProvider{nil, informermetrics.NoopListenerMetricsProvider{}} {
-			l, err := p.NewListener(&recorder{}, Options{Engine: eng, Metrics: prov, UpstreamHasSynced: newUpstream("x")})
+			l, err := p.NewListener(&recorder{}, Binding{Metrics: prov, UpstreamHasSynced: newUpstream("x")}, Options{Engine: eng})
 			if err != nil {
 				t.Fatal(err)
 			}

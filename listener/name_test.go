@@ -52,7 +52,7 @@ func TestNameForHandler(t *testing.T) {
 
 func TestListenerName(t *testing.T) {
 	p := NewProcessor(ProcessorOptions{})
-	l, err := p.NewListener(&recorder{}, Options{UpstreamHasSynced: newUpstream("SharedIndexInformer *v1.Pod")})
+	l, err := p.NewListener(&recorder{}, Binding{UpstreamHasSynced: newUpstream("SharedIndexInformer *v1.Pod")}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,21 +70,22 @@ func TestBadInput(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		handler Handler
+		bind    Binding
 		opts    Options
 		wantErr string
 	}{
-		{"nil handler", nil, Options{UpstreamHasSynced: up}, "handler is nil"},
-		{"nil upstream", &recorder{}, Options{}, "UpstreamHasSynced is nil"},
-		{"negative period", &recorder{}, Options{UpstreamHasSynced: up, ResyncPeriod: -1}, "negative resync period"},
+		{"nil handler", nil, Binding{UpstreamHasSynced: up}, Options{}, "handler is nil"},
+		{"nil upstream", &recorder{}, Binding{}, Options{}, "UpstreamHasSynced is nil"},
+		{"negative period", &recorder{}, Binding{UpstreamHasSynced: up, ResyncPeriod: -1}, Options{}, "negative resync period"},
 	} {
-		if _, err := p.NewListener(tc.handler, tc.opts); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+		if _, err := p.NewListener(tc.handler, tc.bind, tc.opts); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 			t.Errorf("%s: NewListener error = %v, want %q", tc.name, err, tc.wantErr)
 		}
 	}
 	if _, err := p.AddListener(nil); err == nil {
 		t.Error("AddListener(nil) succeeded")
 	}
-	l, err := p.NewListener(&recorder{}, Options{UpstreamHasSynced: up})
+	l, err := p.NewListener(&recorder{}, Binding{UpstreamHasSynced: up}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,13 +59,12 @@ func TestInvalidOptions(t *testing.T) {
 		{Options{Overflow: OverflowCoalesce}, "OverflowCoalesce needs a KeyFunc"},
 		{Options{Workers: 2}, "Workers > 1 needs a KeyFunc"},
 	} {
-		tc.opts.UpstreamHasSynced = newUpstream("x")
-		_, err := p.NewListener(&recorder{}, tc.opts)
+		_, err := p.NewListener(&recorder{}, Binding{UpstreamHasSynced: newUpstream("x")}, tc.opts)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("NewListener(%+v) = %v, want error containing %q", tc.opts, err, tc.want)
 		}
 	}
-	l, err := p.NewListener(&recorder{}, Options{RecoverPanics: true, UpstreamHasSynced: newUpstream("x")})
+	l, err := p.NewListener(&recorder{}, Binding{UpstreamHasSynced: newUpstream("x")}, Options{RecoverPanics: true})
 	if err != nil || l.Engine() != EngineDirect {
 		t.Fatalf("RecoverPanics: %v, engine %v; want the direct engine", err, l.Engine())
 	}

@@ -108,11 +108,13 @@ func NewProcessor(opts ProcessorOptions) *Processor {
 // processor was created: the enqueue time of the notifications it hands out.
 func (p *Processor) now() int64 { return int64(p.clock.Since(p.base)) }
 
-// NewListener returns a listener for handler, using the processor's clock.
-// It is not yet added: pass it to [Processor.AddListener]. It fails if
-// handler or opts.UpstreamHasSynced is nil or a period is negative.
-func (p *Processor) NewListener(handler Handler, opts Options) (*Listener, error) {
-	return newListener(p, handler, opts)
+// NewListener returns a listener for handler, bound to the informer by b
+// and configured by opts, using the processor's clock. It is not yet added:
+// pass it to [Processor.AddListener]. It fails if handler or
+// b.UpstreamHasSynced is nil, a period in b is negative, or
+// [Options.Validate] rejects opts.
+func (p *Processor) NewListener(handler Handler, b Binding, opts Options) (*Listener, error) {
+	return newListener(p, handler, b, opts)
 }
 
 // AddListener adds l, marked as taking sync notifications, and reports
@@ -163,9 +165,10 @@ func (p *Processor) StartWatchSynced(l *Listener) {
 
 // UnblockListener makes the listener behind handle stop waiting for room
 // under OverflowBlock: an Add waiting for room, and every later one, drops its
-// notification. A caller about to remove the listener while holding a lock
-// that Distribute also holds (the informer's delta lock) calls it first, so a
-// Distribute blocked on the listener can return. Handles that are not this
+// notification. A caller that holds a lock across [Handoff.Finish] or
+// Distribute, and must take that lock to remove the listener, calls it first
+// so that the handoff can return (the informer does not: it finishes
+// handoffs after releasing its delta lock). Handles that are not this
 // processor's listeners are ignored.
 func (p *Processor) UnblockListener(handle any) {
 	if l, ok := handle.(*Listener); ok && l != nil && l.owner == p {
@@ -221,14 +224,47 @@ func (p *Processor) RemoveListener(handle any) error {
 // is not running, Distribute waits for Run. It never waits for a handler,
 // only for each listener to take n (and, under OverflowBlock, for room),
 // and it holds no lock of the processor's while it waits.
+//
+// Distribute is [Processor.BeginDistribute] followed by [Handoff.Finish].
 func (p *Processor) Distribute(n Notification, sync bool) {
+	h := p.BeginDistribute(n, sync)
+	h.Finish()
+}
+
+// Handoff is what is left of a distribution after
+// [Processor.BeginDistribute]: handing the notification to the listeners
+// that do not read the shared log, which may wait (the classic engine's
+// channel send, OverflowBlock). Its listeners were fixed by BeginDistribute:
+// one added later does not get the notification, one removed since drops it.
+// The zero Handoff has nothing to hand over.
+type Handoff struct {
+	n    Notification
+	at   int64
+	sync bool
+	s    *listenerSet // nil: nothing to hand over
+}
+
+// Empty reports whether h has nothing to hand over.
+func (h *Handoff) Empty() bool { return h.s == nil }
+
+// BeginDistribute does the part of [Processor.Distribute] that never waits
+// for a listener: it fixes the listeners that get n, and appends n to the
+// shared log for those that read it. The caller finishes the distribution
+// with [Handoff.Finish], in the order of the BeginDistribute calls, and may
+// release a lock it holds in between: the informer writes its store and
+// calls BeginDistribute under its delta lock, so that a handler added
+// later gets n in the replay of the store instead, and calls Finish after
+// releasing the lock, so that a listener waiting for room holds up no
+// handler registration. Like Distribute, it waits for Run while the
+// processor has listeners but is not running.
+func (p *Processor) BeginDistribute(n Notification, sync bool) Handoff {
 	s := p.set.Load()
 	for !s.started && len(s.all) > 0 {
 		<-s.changed
 		s = p.set.Load()
 	}
 	if len(s.all) == 0 {
-		return
+		return Handoff{}
 	}
 	at := p.now() // one clock read for every listener
 	if len(s.logged) > 0 {
@@ -242,9 +278,23 @@ func (p *Processor) Distribute(n Notification, sync bool) {
 			}
 		}
 	}
-	for _, m := range s.queued {
-		if !sync || m.sync {
-			m.l.engine.add(n, at)
+	if len(s.queued) == 0 {
+		return Handoff{}
+	}
+	return Handoff{n: n, at: at, sync: sync, s: s}
+}
+
+// Finish hands the notification to the listeners fixed by
+// [Processor.BeginDistribute] that do not read the shared log, one by one
+// in the order they were added. It waits for each to take it (under
+// OverflowBlock, for room), never for a handler.
+func (h *Handoff) Finish() {
+	if h.s == nil {
+		return
+	}
+	for _, m := range h.s.queued {
+		if !h.sync || m.sync {
+			m.l.engine.add(h.n, h.at)
 		}
 	}
 }

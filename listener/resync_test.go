@@ -35,8 +35,8 @@ func TestSyncNotificationsOnlyToMarkedListeners(t *testing.T) {
 		p := NewProcessor(ProcessorOptions{Clock: clk})
 		up := newUpstream("inf")
 		r10, r30, rNever := &recorder{}, &recorder{}, &recorder{}
-		mustListener(t, p, r10, up, Options{Engine: eng, RequestedResyncPeriod: 10 * time.Second, ResyncPeriod: 10 * time.Second})
-		mustListener(t, p, r30, up, Options{Engine: eng, RequestedResyncPeriod: 30 * time.Second, ResyncPeriod: 30 * time.Second})
+		mustBound(t, p, r10, Binding{UpstreamHasSynced: up, RequestedResyncPeriod: 10 * time.Second, ResyncPeriod: 10 * time.Second}, Options{Engine: eng})
+		mustBound(t, p, r30, Binding{UpstreamHasSynced: up, RequestedResyncPeriod: 30 * time.Second, ResyncPeriod: 30 * time.Second}, Options{Engine: eng})
 		mustListener(t, p, rNever, up, Options{Engine: eng})
 		stop := runProcessor(p)
 		defer stop()
@@ -75,8 +75,8 @@ func TestSyncNotificationsOnlyToMarkedListeners(t *testing.T) {
 func TestResyncCheckPeriodChanged(t *testing.T) {
 	p := NewProcessor(ProcessorOptions{})
 	up := newUpstream("inf")
-	a := mustListener(t, p, &recorder{}, up, Options{RequestedResyncPeriod: 5 * time.Second, ResyncPeriod: 5 * time.Second})
-	b := mustListener(t, p, &recorder{}, up, Options{RequestedResyncPeriod: time.Minute, ResyncPeriod: time.Minute})
+	a := mustBound(t, p, &recorder{}, Binding{UpstreamHasSynced: up, RequestedResyncPeriod: 5 * time.Second, ResyncPeriod: 5 * time.Second}, Options{})
+	b := mustBound(t, p, &recorder{}, Binding{UpstreamHasSynced: up, RequestedResyncPeriod: time.Minute, ResyncPeriod: time.Minute}, Options{})
 	c := mustListener(t, p, &recorder{}, up, Options{})
 	p.ResyncCheckPeriodChanged(klog.Background(), 10*time.Second)
 	for _, tc := range []struct {
@@ -106,7 +106,7 @@ func TestShouldResyncBoundary(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	clk := clocktesting.NewFakeClock(start)
 	p := NewProcessor(ProcessorOptions{Clock: clk})
-	l, err := p.NewListener(&recorder{}, Options{ResyncPeriod: time.Minute, UpstreamHasSynced: newUpstream("x")})
+	l, err := p.NewListener(&recorder{}, Binding{ResyncPeriod: time.Minute, UpstreamHasSynced: newUpstream("x")}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -142,10 +142,7 @@ func runSharedLogFuzz(t *testing.T, initialListeners int, ops []byte) {
 	newModel := func() *listenerModel {
 		h := newStepRecorder()
 		period := fuzzResyncPeriods[len(ms)%len(fuzzResyncPeriods)]
-		l := mustListener(t, p, h, up, Options{
-			Engine: EngineDirect, Name: fmt.Sprintf("l%d", len(ms)), BacklogWarnThresholds: []int{-1},
-			RequestedResyncPeriod: period, ResyncPeriod: period,
-		})
+		l := mustBound(t, p, h, Binding{UpstreamHasSynced: up, RequestedResyncPeriod: period, ResyncPeriod: period}, Options{Engine: EngineDirect, Name: fmt.Sprintf("l%d", len(ms)), BacklogWarnThresholds: []int{-1}})
 		if _, ok := l.engine.(*logReader); !ok {
 			t.Fatalf("listener engine %T, want the shared log's reader", l.engine)
 		}

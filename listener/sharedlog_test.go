@@ -99,8 +99,8 @@ func TestSharedLogPartialResyncOrder(t *testing.T) {
 		g := newGate("update u1 u1")
 		r10 := &recorder{before: g.wait}
 		r30 := &recorder{}
-		l10 := mustListener(t, p, r10, up, Options{Engine: eng, RequestedResyncPeriod: 10 * time.Second, ResyncPeriod: 10 * time.Second})
-		l30 := mustListener(t, p, r30, up, Options{Engine: eng, RequestedResyncPeriod: 30 * time.Second, ResyncPeriod: 30 * time.Second})
+		l10 := mustBound(t, p, r10, Binding{UpstreamHasSynced: up, RequestedResyncPeriod: 10 * time.Second, ResyncPeriod: 10 * time.Second}, Options{Engine: eng})
+		l30 := mustBound(t, p, r30, Binding{UpstreamHasSynced: up, RequestedResyncPeriod: 30 * time.Second, ResyncPeriod: 30 * time.Second}, Options{Engine: eng})
 		wantEngineForm(t, eng, l10, l30)
 		stop := runProcessor(p)
 		defer stop()
@@ -191,7 +191,7 @@ func TestSharedLogLateListenerReplay(t *testing.T) {
 
 		g := newGate("add x true")
 		late := &recorder{before: g.wait}
-		ll, err := p.NewListener(late, Options{Engine: eng, UpstreamHasSynced: up})
+		ll, err := p.NewListener(late, Binding{UpstreamHasSynced: up}, Options{Engine: eng})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -612,7 +612,7 @@ func TestSharedLogConcurrentStress(t *testing.T) {
 
 	<-mid
 	late := newH()
-	ll, err := p.NewListener(late, Options{Engine: EngineDirect, UpstreamHasSynced: up, BacklogWarnThresholds: quiet})
+	ll, err := p.NewListener(late, Binding{UpstreamHasSynced: up}, Options{Engine: EngineDirect, BacklogWarnThresholds: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,7 +79,7 @@ func TestLateListenerReplay(t *testing.T) {
 
 		g := newGate("add y true")
 		r := &recorder{before: g.wait}
-		late, err := p.NewListener(r, Options{Engine: eng, UpstreamHasSynced: up})
+		late, err := p.NewListener(r, Binding{UpstreamHasSynced: up}, Options{Engine: eng})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -127,7 +127,7 @@ func run(w io.Writer) error {
 }
 
 func addListener(p *listener.Processor, h *handler, synced *upstream) (*listener.Listener, error) {
-	l, err := p.NewListener(h, listener.Options{Name: h.name, UpstreamHasSynced: synced})
+	l, err := p.NewListener(h, listener.Binding{UpstreamHasSynced: synced}, listener.Options{Name: h.name})
 	if err != nil {
 		return nil, err
 	}
