@@ -34,7 +34,7 @@ bench:
 ## informer differential test against client-go with DIFF_SEEDS seeds (the
 ## default replays over 10 million handler calls, each compared with
 ## client-go's; it prints the count).
-DIFF_SEEDS ?= 8500
+DIFF_SEEDS ?= 9000
 fuzz:
 	@./hack/fuzz.sh $(FUZZTIME)
 	@if [ "$(DIFF_SEEDS)" != "0" ]; then \
