@@ -96,7 +96,7 @@ func writeSoakChart(path string, r *soakReport) error {
 
 	// Faults: one row per kind.
 	kinds := sortedKeys(r.FaultsByKind)
-	top, rowH := 690, 22
+	top, rowH := 680, 20
 	soakText(img, chartLeft, top-20, 2, color.Black, "faults")
 	for i, k := range kinds {
 		y := top + i*rowH
@@ -111,7 +111,19 @@ func writeSoakChart(path string, r *soakReport) error {
 			soakRect(img, x0, y+2, x1-x0, rowH-6, c)
 		}
 	}
-	timeAxis(img, top+len(kinds)*rowH+4, maxT)
+	// The quiescent checks, from the pause to convergence.
+	y := top + len(kinds)*rowH
+	soakText(img, chartLeft+chartPlot+12, y+4, 2, color.Black, "quiescent check")
+	for _, q := range r.Quiescent {
+		x0 := chartLeft + int(q.At/maxT*chartPlot)
+		x1 := max(chartLeft+int((q.At+q.ConvergedIn)/maxT*chartPlot), x0+3)
+		c := color.RGBA{0, 160, 0, 255}
+		if !q.OK {
+			c = color.RGBA{220, 0, 0, 255}
+		}
+		soakRect(img, x0, y+2, x1-x0, rowH-6, c)
+	}
+	timeAxis(img, y+rowH+4, maxT)
 
 	f, err := os.Create(path)
 	if err != nil {

@@ -254,10 +254,10 @@ func (in *soakInjector) snapshot() []soakFault {
 	return append([]soakFault(nil), in.faults...)
 }
 
-// lane runs faults from pick until ctx ends, waiting a random time from
-// minGap to maxGap between them.
-func (in *soakInjector) lane(ctx context.Context, rng *rand.Rand, minGap, maxGap time.Duration, pick func(rng *rand.Rand) func(ctx context.Context, f *soakFault) error) {
-	for {
+// lane runs faults from pick until ctx ends or, for a new fault, until
+// stopAt, waiting a random time from minGap to maxGap between them.
+func (in *soakInjector) lane(ctx context.Context, rng *rand.Rand, minGap, maxGap time.Duration, stopAt time.Time, pick func(rng *rand.Rand) func(ctx context.Context, f *soakFault) error) {
+	for time.Now().Before(stopAt) {
 		gap := minGap + time.Duration(rng.Int63n(int64(maxGap-minGap)+1))
 		select {
 		case <-ctx.Done():
@@ -347,7 +347,7 @@ func (in *soakInjector) processFaults() func(rng *rand.Rand) func(ctx context.Co
 				return err
 			case "rbac-revoke":
 				f.Target = "fanout-limited"
-				hold := 8 * time.Second
+				hold := 5 * time.Second
 				f.Detail = fmt.Sprintf("ClusterRoleBinding deleted for %v; restarted informers list meanwhile", hold)
 				rctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				defer cancel()

@@ -328,12 +328,16 @@ func (e *soakEnv) run() {
 	goRun(func() { e.wl.run(ctx, tokens) })
 	procRng := rand.New(rand.NewSource(e.cfg.seed + 1))
 	handRng := rand.New(rand.NewSource(e.cfg.seed + 2))
-	goRun(func() { e.inj.lane(ctx, procRng, 4*time.Second, 10*time.Second, e.inj.processFaults()) })
-	goRun(func() { e.inj.lane(ctx, handRng, 1*time.Second, 4*time.Second, e.inj.handlerFaults()) })
+	deadline := e.start.Add(e.cfg.duration)
+	// No process fault starts in the last 15s, so that the final check
+	// does not mostly wait for reconnection backoffs.
+	goRun(func() {
+		e.inj.lane(ctx, procRng, 4*time.Second, 10*time.Second, deadline.Add(-15*time.Second), e.inj.processFaults())
+	})
+	goRun(func() { e.inj.lane(ctx, handRng, 1*time.Second, 4*time.Second, deadline, e.inj.handlerFaults()) })
 	goRun(func() { e.sampler(ctx) })
 
 	period := max(30*time.Second, e.cfg.duration/8)
-	deadline := e.start.Add(e.cfg.duration)
 	for {
 		next := time.Now().Add(period)
 		if next.After(deadline.Add(-period / 2)) {
