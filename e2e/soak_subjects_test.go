@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
+	"k8s.io/klog/v2/textlogger"
 
 	"github.com/kfanout/fanout/informer"
 )
@@ -100,7 +102,7 @@ func newSoakFanout(g *soakGroup, kind string, inOrder bool) *soakSubject {
 		if !soakVerbose() {
 			// Recovered panics are counted (ListenerStats.Panics) and
 			// checked; their stack traces would bury the soak's log.
-			opts.Logger = &klog.Logger{}
+			opts.Logger = &soakDiscardLogger
 		}
 		if o.coalesce {
 			opts.Overflow = informer.OverflowCoalesce
@@ -176,6 +178,10 @@ func (s *soakSubject) registrations() []*soakReg {
 	defer s.mu.Unlock()
 	return append([]*soakReg(nil), s.regs...)
 }
+
+// soakDiscardLogger discards everything (the listener takes a zero
+// Logger for "unset").
+var soakDiscardLogger = textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(io.Discard)))
 
 // soakVerbose reports whether FANOUT_SOAK_VERBOSE asks for the informers'
 // and handlers' logs, which the faults fill with expected warnings.
