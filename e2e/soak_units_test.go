@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -113,5 +115,48 @@ func TestSoakChartIsAPNG(t *testing.T) {
 	}
 	if b := img.Bounds(); b.Dx() != chartW || b.Dy() != chartH {
 		t.Fatalf("chart is %v, want %dx%d", b, chartW, chartH)
+	}
+}
+
+func TestSoakCompareFindsAMissedEvent(t *testing.T) {
+	e := &soakEnv{viol: newSoakViolations(time.Now())}
+	call := func(h *soakHandler, rv string, del bool) {
+		cm := cmAt(rv, nil)
+		if del {
+			h.OnDelete(cm)
+		} else {
+			h.OnUpdate(cm, cm)
+		}
+	}
+	ref := newSoakHandler("ref", "grow", false, e.viol, func() {})
+	got := newSoakHandler("got", "grow", true, e.viol, func() {})
+	for _, rv := range []string{"3", "7", "9"} {
+		call(ref, rv, false)
+	}
+	call(ref, "11", true)
+	// got relisted over (5, 8]: it misses 7, which the comparison excuses,
+	// but it also misses 9, which it does not.
+	call(got, "3", false)
+	call(got, "8", false)
+	call(got, "11", true)
+	rs := &soakSubject{lw: &gapLW{gaps: []rvGap{{0, 2}}}}
+	s := &soakSubject{lw: &gapLW{gaps: []rvGap{{0, 2}, {5, 8}}}}
+	c := e.compareWithRef(rs, ref, s, got)
+	if c.DiffKeys != 1 || c.Compared != 2 || c.Excluded != 2 {
+		t.Fatalf("comparison %+v: want 1 differing key, 2 calls compared (3, del@11), 2 excluded (7, 8)", c)
+	}
+	counts, msgs, _ := e.viol.snapshot()
+	if counts["vs-client-go"] != 1 || !strings.Contains(msgs[0], "[3 9 del@11]") || !strings.Contains(msgs[0], "[3 del@11]") {
+		t.Fatalf("violations %v %q", counts, msgs)
+	}
+	// Without the call at 9 the two agree.
+	e = &soakEnv{viol: newSoakViolations(time.Now())}
+	ref2 := newSoakHandler("ref", "grow", false, e.viol, func() {})
+	for _, rv := range []string{"3", "7"} {
+		call(ref2, rv, false)
+	}
+	call(ref2, "11", true)
+	if c := e.compareWithRef(rs, ref2, s, got); c.DiffKeys != 0 {
+		t.Fatalf("comparison %+v: want no difference", c)
 	}
 }
