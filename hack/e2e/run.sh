@@ -14,11 +14,7 @@ echo "e2e: build step took $((SECONDS - start)) s" >&2
 . "$here/lib.sh"
 with_servers fanout-e2e
 
-"$here/cluster.sh" up "$state"
-
-export FANOUT_E2E_KUBECONFIG=$state/kubeconfig
-export FANOUT_E2E_DIR=$state
-export FANOUT_E2E_CTL=$here/cluster.sh
+start_cluster
 # TestSoak: a 2-minute soak (make soak runs longer ones).
 export FANOUT_SOAK_DURATION=${FANOUT_SOAK_DURATION:-2m}
 export FANOUT_SOAK_REPORT=${FANOUT_SOAK_REPORT:-$root/.cache/soak/e2e}

@@ -18,11 +18,7 @@ export BIN_DIR=${BIN_DIR:-${FANOUT_E2E_CACHE:-$root/.cache/e2e}/bin}
 . "$here/lib.sh"
 with_servers fanout-soak
 
-"$here/cluster.sh" up "$state"
-
-export FANOUT_E2E_KUBECONFIG=$state/kubeconfig
-export FANOUT_E2E_DIR=$state
-export FANOUT_E2E_CTL=$here/cluster.sh
+start_cluster
 export FANOUT_SOAK_DURATION=${SOAK_DURATION:-10m}
 export FANOUT_SOAK_SEED=${SOAK_SEED:-}
 export FANOUT_SOAK_RATE=${SOAK_RATE:-}
