@@ -157,6 +157,7 @@ func runInformerDiff(t *testing.T, seed int64, mode diffMode) {
 	t.Logf("seed %d, fanout engine %v", seed, engine)
 	r := &diffRun{t: t, rng: rand.New(rand.NewSource(seed)), mode: mode}
 	r.sides = [2]*diffSide{newDiffSide("client-go", mode, false, engine), newDiffSide("fanout", mode, true, engine)}
+	defer r.countReplayed()
 	for _, s := range r.sides {
 		if err := s.inf.SetTransform(informerDiffTransform); err != nil {
 			t.Fatalf("%s: SetTransform: %v", s.name, err)
@@ -497,6 +498,7 @@ func diffSeeds(t *testing.T) []int64 {
 }
 
 func TestInformerDifferential(t *testing.T) {
+	defer reportReplayed(t)
 	for _, seed := range diffSeeds(t) {
 		for _, mode := range []diffMode{inOrderMode, deltaFIFOMode} {
 			t.Run(fmt.Sprintf("%s/seed=%d", mode, seed), func(t *testing.T) {

@@ -31,3 +31,12 @@ cleanup() {
 	"$here/cluster.sh" down "$state" || true
 	exit "$rc"
 }
+
+# start_cluster starts the servers in $state and exports what the ./e2e
+# tests read: the admin kubeconfig, the state dir and the control script.
+start_cluster() {
+	"$here/cluster.sh" up "$state"
+	export FANOUT_E2E_KUBECONFIG=$state/kubeconfig
+	export FANOUT_E2E_DIR=$state
+	export FANOUT_E2E_CTL=$here/cluster.sh
+}
