@@ -111,7 +111,10 @@ type HandlerOptions struct {
 	// docs/architecture.md; MaxPending 0 coalesces from the first pending
 	// notification) or OverflowBlock (distribution, and so the informer's
 	// queue and watch, waits for room; MaxPending must be > 0; the wait is
-	// logged and ends when the handler is removed or the informer stops).
+	// logged and ends when the handler is removed or the informer stops;
+	// the store replayed to a handler added to a running informer is not
+	// bounded by MaxPending and never waits, so Pending may exceed
+	// MaxPending by up to the store's size until the replay is handled).
 	Overflow OverflowPolicy
 	// MaxPending is the threshold for Overflow; 0 means none. Negative is
 	// an error.

@@ -107,7 +107,7 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 		return nil, err
 	}
 	for _, obj := range s.indexer.List() {
-		l.Add(listener.NewAdd(obj, true))
+		l.Replay(listener.NewAdd(obj, true))
 	}
 	s.processor.StartWatchSynced(l)
 	return l, nil

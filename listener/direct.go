@@ -55,12 +55,19 @@ func newDirect(l *Listener, size int, opts Options) *direct {
 // now is the current time on the listener's clock, as a queue time.
 func (d *direct) now() int64 { return d.l.owner.now() }
 
-func (d *direct) add(n Notification, at int64) {
+func (d *direct) add(n Notification, at int64) { d.push(n, at, d.policy == OverflowBlock) }
+
+// replay queues n without waiting for room: a replayed notification is the
+// handler's starting state, which OverflowBlock does not bound.
+func (d *direct) replay(n Notification, at int64) { d.push(n, at, false) }
+
+// push queues n; with bounded it first waits for room (OverflowBlock).
+func (d *direct) push(n Notification, at int64, bounded bool) {
 	if n.initialListAdd() {
 		d.l.syncTracker.Start()
 	}
 	d.mu.Lock()
-	if d.l.stopped() || (d.policy == OverflowBlock && !d.waitForRoomLocked()) {
+	if d.l.stopped() || (bounded && !d.waitForRoomLocked()) {
 		d.mu.Unlock()
 		return
 	}

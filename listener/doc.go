@@ -65,7 +65,7 @@
 //	defer blockDeltas.Unlock()
 //	if _, err := p.AddListener(l); err != nil { ... } // starts delivery, not the sync watch
 //	for _, obj := range indexer.List() {
-//		l.Add(listener.NewAdd(obj, true)) // counted by l.HasSynced
+//		l.Replay(listener.NewAdd(obj, true)) // counted by l.HasSynced; never waits for room
 //	}
 //	p.StartWatchSynced(l) // now "upstream synced" may complete l's sync
 //	return l, nil

@@ -76,6 +76,9 @@ func newEngine(l *Listener, p *Processor, size int, opts Options) engine {
 // Listener.pendingChanged, and closes runFinished through Listener.finished.
 type engine interface {
 	add(n Notification, at int64)
+	// replay is add for a notification of the handler's starting state
+	// ([Listener.Replay]): it never waits for room.
+	replay(n Notification, at int64)
 	start(wg *sync.WaitGroup)
 	stop()
 	unblock()

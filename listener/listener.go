@@ -133,11 +133,22 @@ func (l *Listener) ShutdownChan() <-chan struct{} { return l.runFinished }
 // dropping n, once the listener has been removed or its processor stopped. An
 // initial-list Add is counted by HasSynced before it is handed over.
 //
-// The processor calls Add for every distributed notification. The informer
-// calls it directly only to replay its store to a listener that joins a
-// running processor (see the package documentation). On a listener whose
-// goroutines have not been started Add blocks.
+// Under OverflowBlock Add first waits for room, as a distributed
+// notification does. The informer replays its store to a listener that
+// joins a running processor with [Listener.Replay] instead (see the package
+// documentation). On a listener whose goroutines have not been started Add
+// blocks.
 func (l *Listener) Add(n Notification) { l.engine.add(n, l.owner.now()) }
+
+// Replay is [Listener.Add] for a notification of the handler's starting
+// state: the informer's store, replayed as initial-list adds to a listener
+// that joins a running processor. It never waits for room: under
+// OverflowBlock the replay is queued whatever MaxPending is (the handler
+// cannot push back on its starting state), and only notifications added
+// after it wait for room, so Pending may exceed MaxPending by at most the
+// replay's size until the handler has drained it. Under the other policies
+// it is Add.
+func (l *Listener) Replay(n Notification) { l.engine.replay(n, l.owner.now()) }
 
 // Stats returns a snapshot of the listener's counters.
 func (l *Listener) Stats() Stats {

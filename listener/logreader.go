@@ -171,6 +171,9 @@ func (r *logReader) add(n Notification, at int64) {
 	r.refresh(false)
 }
 
+// replay is add: add never waits for room.
+func (r *logReader) replay(n Notification, at int64) { r.add(n, at) }
+
 // popPrivate returns the oldest private notification if it goes before
 // log entry r.seq.
 func (r *logReader) popPrivate() (Notification, bool) {

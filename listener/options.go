@@ -30,7 +30,8 @@ type Options struct {
 	// Overflow says what happens once more than MaxPending notifications
 	// wait: OverflowGrow (buffer without bound), OverflowCoalesce (merge
 	// per object key; MaxPending 0 means from the first pending one) or
-	// OverflowBlock (Add waits for room; MaxPending must be > 0).
+	// OverflowBlock (Add waits for room; MaxPending must be > 0;
+	// [Listener.Replay] never waits, so a replay is not bounded).
 	Overflow OverflowPolicy
 	// MaxPending is the threshold for Overflow; 0 means none. Negative is
 	// an error.
