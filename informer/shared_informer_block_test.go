@@ -111,7 +111,10 @@ func TestOverflowBlockReplayDoesNotWait(t *testing.T) {
 		st, ok := StatsOf(res.reg)
 		require.True(t, ok)
 		assert.Equal(t, int64(4), st.Pending)
-		assert.Equal(t, int64(5), st.HighWater)
+		// 5 if the whole replay was queued before late took its first add,
+		// 4 if it took it meanwhile: both goroutines run in the bubble.
+		highWater := st.HighWater
+		assert.Contains(t, []int64{4, 5}, highWater)
 
 		removed := make(chan error, 1)
 		go func() { removed <- inf.RemoveEventHandler(otherReg) }()
@@ -139,7 +142,7 @@ func TestOverflowBlockReplayDoesNotWait(t *testing.T) {
 		assert.True(t, res.reg.HasSynced())
 		st, _ = StatsOf(res.reg)
 		assert.Equal(t, int64(0), st.Pending)
-		assert.Equal(t, int64(5), st.HighWater)
+		assert.Equal(t, highWater, st.HighWater, "f waited for room, so the high water did not move")
 
 		src.Delete(siPod("a"))
 		synctest.Wait()
