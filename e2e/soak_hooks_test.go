@@ -1,29 +1,46 @@
 package e2e
 
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kfanout/fanout/contrib/clientgo"
+	fanoutinformers "github.com/kfanout/fanout/contrib/clientgo/informers"
+)
+
 // soakExtraSubjects returns subjects that join the soak in group g next to
 // the built-in ones (client-go, fanout, fanout-inorder,
 // fanout-coalesce-workers). Each runs for the whole soak, is checked
 // against the server at every quiescent point, and every handler added
 // with compared=true is compared with client-go's handler of the group
-// (see soakEnv.compareAll). Build one like newSoakFanout does: wrap the
-// ListWatch with newGapLW(g.cs, g.selector) so that its relist gaps are
-// known, and fill in soakSubject's run, hasSynced, list and add.
+// (see soakEnv.compareAll).
 //
-// HOOK(factory): the factory-built fanout informer of
-// contrib/clientgo/informers (not on main yet) belongs here: a factory on
-// g.cs with the label selector g.selector (its tweak-list-options),
-// Core().V1().ConfigMaps().Informer(), wrapped as a soakSubject (kind
-// "factory") with one compared "grow" handler. The factory builds its own
-// ListWatch, so the soak can only learn its gaps through a ListWatch
-// option of the factory or its informer; until then compare it with
-// compared=false (stores, final state and rv order still apply).
+// The factory subject is the ConfigMap informer of fanout's typed factory
+// (contrib/clientgo/informers) on g.cs, the group's label selector as its
+// tweak function. The factory builds its own ListWatch, so the soak cannot
+// learn its relist gaps: its handler is not compared call by call with
+// client-go's (compared=false), but its store, its handler's final state
+// and resource-version order are checked like every other subject's.
 //
-// HOOK(sharding): a sharded group of replicas from contrib/sharding (not
-// on main yet) belongs here: one soakSubject per replica (kind
-// "shard-<i>"), each with a "grow" handler; the union of the replicas'
-// stores must equal the server's list, which needs a group-level check in
-// soakEnv.quiesce instead of the per-store one.
+// HOOK(sharding): a sharded group of replicas from contrib/sharding
+// belongs here: one soakSubject per replica (kind "shard-<i>"), each with
+// a "grow" handler; the union of the replicas' stores must equal the
+// server's list, which needs a group-level check in soakEnv.quiesce
+// instead of the per-store one.
 func soakExtraSubjects(e *soakEnv, g *soakGroup) []*soakSubject {
-	_, _ = e, g
-	return nil
+	s := newSoakFactory(g)
+	if _, err := s.addHandler("grow", "grow", false, e.viol, soakHandlerOpts{}); err != nil {
+		e.t.Fatal(err)
+	}
+	return []*soakSubject{s}
+}
+
+// newSoakFactory returns the factory-built fanout informer as a subject.
+func newSoakFactory(g *soakGroup) *soakSubject {
+	f := fanoutinformers.NewSharedInformerFactoryWithOptions(g.cs, 0,
+		fanoutinformers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = g.selector }))
+	inf, ok := clientgo.FanoutInformer(f.Core().V1().ConfigMaps().Informer())
+	if !ok {
+		panic("soak: the factory's ConfigMap informer is not a fanout informer")
+	}
+	return newSoakFanoutOn(g, "factory", inf, &gapLW{})
 }

@@ -92,6 +92,13 @@ func newGapLW(cs kubernetes.Interface, selector string) *gapLW {
 func newSoakFanout(g *soakGroup, kind string, inOrder bool) *soakSubject {
 	lw := newGapLW(g.cs, g.selector)
 	inf := informer.NewSharedIndexInformerWithOptions(lw, &corev1.ConfigMap{}, informer.SharedIndexInformerOptions{InOrder: inOrder})
+	return newSoakFanoutOn(g, kind, inf, lw)
+}
+
+// newSoakFanoutOn returns the subject of fanout informer inf, whose
+// ListWatch is lw (an empty gapLW when the soak did not build it: its
+// relist gaps are then unknown and its watch events not counted).
+func newSoakFanoutOn(g *soakGroup, kind string, inf informer.SharedIndexInformer, lw *gapLW) *soakSubject {
 	s := &soakSubject{
 		name: g.name + "/" + kind, group: g, kind: kind, lw: lw, fanout: true,
 		run: inf.RunWithContext, hasSynced: inf.HasSynced, list: inf.GetStore().List,

@@ -128,16 +128,17 @@ func (l *Listener) HasSyncedChecker() synctrack.DoneChecker { return l.syncTrack
 // the listener is removed before the processor started.
 func (l *Listener) ShutdownChan() <-chan struct{} { return l.runFinished }
 
-// Add hands n to the listener. It blocks until the listener has taken n (the
-// listener never waits for the handler to take it), or returns at once,
-// dropping n, once the listener has been removed or its processor stopped. An
-// initial-list Add is counted by HasSynced before it is handed over.
+// Add hands n to the listener; it never waits for the handler. On the
+// classic engine it blocks until the listener's goroutine has taken n, so on
+// a classic listener whose goroutines have not been started it blocks; the
+// direct engine queues n and returns. Either way it returns at once,
+// dropping n, once the listener has been removed or its processor stopped.
+// An initial-list Add is counted by HasSynced before it is handed over.
 //
 // Under OverflowBlock Add first waits for room, as a distributed
 // notification does. The informer replays its store to a listener that
 // joins a running processor with [Listener.Replay] instead (see the package
-// documentation). On a listener whose goroutines have not been started Add
-// blocks.
+// documentation).
 func (l *Listener) Add(n Notification) { l.engine.add(n, l.owner.now()) }
 
 // Replay is [Listener.Add] for a notification of the handler's starting
