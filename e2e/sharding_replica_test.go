@@ -134,6 +134,19 @@ func (p *replicaProc) ownedCount() int {
 	return p.owned
 }
 
+// ownershipMoves returns how many times p's owned ranges have changed.
+func (p *replicaProc) ownershipMoves() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, l := range p.lines {
+		if l.K == "ownedCount" {
+			n++
+		}
+	}
+	return n
+}
+
 func (p *replicaProc) snapshot() []replicaLine {
 	p.mu.Lock()
 	defer p.mu.Unlock()
