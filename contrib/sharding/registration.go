@@ -139,6 +139,16 @@ func (s *ShardedInformer) RemoveEventHandler(handle informer.ResourceEventHandle
 		if rr, ok := ri.regs[reg]; ok {
 			pairs = append(pairs, pair{ri.inf, rr})
 			delete(ri.regs, reg)
+			delete(ri.trackers, reg)
+		}
+	}
+	// A draining range's maps are left as they are (finishRange reads
+	// them): the drain stops waiting for the handler, and no delete is
+	// delivered to it.
+	for _, ri := range s.draining {
+		if rr, ok := ri.regs[reg]; ok {
+			pairs = append(pairs, pair{ri.inf, rr})
+			ri.trackers[reg].abandon()
 		}
 	}
 	s.mu.Unlock()
