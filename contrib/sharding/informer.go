@@ -28,7 +28,8 @@ type Options struct {
 	Metrics Metrics
 	// DrainTimeout bounds a planned handover's wait for the handlers (see
 	// ShardedInformer): DefaultDrainTimeout if 0; negative means no wait
-	// (what is pending for the range is dropped).
+	// (what is pending for the range is dropped). A handler call in
+	// progress is waited for even after it (TestDrainTimeout).
 	DrainTimeout time.Duration
 	// Clock times DrainTimeout: Ring's Clock if nil, or the real clock.
 	Clock clock.Clock
