@@ -11,7 +11,8 @@ import (
 // informers own their stores.
 var errReadOnly = errors.New("sharding: the sharded informer's store is read-only")
 
-// mergedIndexer is the read-only union of the owned ranges' indexers. A
+// mergedIndexer is the read-only union of the owned (and draining) ranges'
+// indexers. A
 // key lies in at most one range, so the union has no duplicates. Each call
 // reads the set of owned ranges once: a range lost meanwhile may still be
 // read by that call.
@@ -33,7 +34,7 @@ func (m mergedIndexer) LastStoreSyncResourceVersion() string { return "" }
 
 func (m mergedIndexer) List() []interface{} {
 	var out []interface{}
-	for _, ri := range m.s.ownedRanges() {
+	for _, ri := range m.s.servedRanges() {
 		out = append(out, ri.inf.GetIndexer().List()...)
 	}
 	return out
@@ -41,7 +42,7 @@ func (m mergedIndexer) List() []interface{} {
 
 func (m mergedIndexer) ListKeys() []string {
 	var out []string
-	for _, ri := range m.s.ownedRanges() {
+	for _, ri := range m.s.servedRanges() {
 		out = append(out, ri.inf.GetIndexer().ListKeys()...)
 	}
 	return out
@@ -56,7 +57,7 @@ func (m mergedIndexer) Get(obj interface{}) (interface{}, bool, error) {
 }
 
 func (m mergedIndexer) GetByKey(key string) (interface{}, bool, error) {
-	for _, ri := range m.s.ownedRanges() {
+	for _, ri := range m.s.servedRanges() {
 		item, ok, err := ri.inf.GetIndexer().GetByKey(key)
 		if err != nil || ok {
 			return item, ok, err
@@ -75,7 +76,7 @@ func (m mergedIndexer) ByIndex(indexName, indexedValue string) ([]interface{}, e
 
 func (m mergedIndexer) IndexKeys(indexName, indexedValue string) ([]string, error) {
 	var out []string
-	for _, ri := range m.s.ownedRanges() {
+	for _, ri := range m.s.servedRanges() {
 		keys, err := ri.inf.GetIndexer().IndexKeys(indexName, indexedValue)
 		if err != nil {
 			return nil, err
@@ -87,7 +88,7 @@ func (m mergedIndexer) IndexKeys(indexName, indexedValue string) ([]string, erro
 
 func (m mergedIndexer) ListIndexFuncValues(indexName string) []string {
 	var out []string
-	for _, ri := range m.s.ownedRanges() {
+	for _, ri := range m.s.servedRanges() {
 		out = append(out, ri.inf.GetIndexer().ListIndexFuncValues(indexName)...)
 	}
 	slices.Sort(out)
@@ -111,7 +112,7 @@ func (m mergedIndexer) AddIndexers(indexers informer.Indexers) error {
 // collect concatenates f over the owned ranges' indexers.
 func (m mergedIndexer) collect(f func(informer.Indexer) ([]interface{}, error)) ([]interface{}, error) {
 	var out []interface{}
-	for _, ri := range m.s.ownedRanges() {
+	for _, ri := range m.s.servedRanges() {
 		items, err := f(ri.inf.GetIndexer())
 		if err != nil {
 			return nil, err

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"maps"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 
 	"github.com/kfanout/fanout/informer"
 )
@@ -24,6 +26,13 @@ type Options struct {
 	// Metrics receives objects per range, client-side filtering, owned
 	// ranges and handover durations; none if nil.
 	Metrics Metrics
+	// DrainTimeout bounds a planned handover's wait for the handlers (see
+	// ShardedInformer): DefaultDrainTimeout if 0; negative means no wait
+	// (what is pending for the range is dropped). A handler call in
+	// progress is waited for even after it (TestDrainTimeout).
+	DrainTimeout time.Duration
+	// Clock times DrainTimeout: Ring's Clock if nil, or the real clock.
+	Clock clock.Clock
 	// Ring is the ring RunWithContext and Run take part in. Without it
 	// they report an error and return; the informer can still be driven by
 	// a Coordinator of your own (it is a Target).
@@ -39,8 +48,21 @@ type Options struct {
 // of a registration covers every range owned at the time) and a lost
 // range's objects as deletes of their last known state, wrapped in
 // informer.DeletedFinalStateUnknown so a handler can tell them from real
-// deletions; notifications still pending for a lost range are dropped (the
-// new owner lists the range). Calls to one handler are sequential across
+// deletions.
+//
+// A planned handover (the ring changed; StopRange with graceful) drains
+// the range first: its source is frozen (nothing more of it reaches the
+// informer), and StopRange waits until every handler, keyed workers
+// included, has returned from its call with the final state of every
+// object of the range (or its deletion), for at most
+// Options.DrainTimeout; meanwhile the indexer still serves the range.
+// Then the handlers are removed, the deletes delivered, and StopRange
+// returns, after which the Coordinator releases the claim, and only then
+// can the new owner list the range. Tested by TestDrainSlowHandler. When
+// the timeout passes, or the claim is lost (a forced stop), what is still
+// pending for the range is dropped. The drain matches objects by
+// namespace/name key and resourceVersion, and costs a map of key to
+// resourceVersion per range and per handler. Calls to one handler are sequential across
 // ranges, as for a single informer, unless its HandlerOptions.Workers is
 // more than 1 (then calls for different keys run concurrently, and one
 // key's calls stay in order: a key never changes range). The indexer
@@ -68,6 +90,10 @@ type ShardedInformer struct {
 	// set of owned ranges is unknown and nothing is synced.
 	settled bool
 	synced  *doneChecker
+	// draining are the ranges a graceful StopRange is draining: no longer
+	// owned, still served by the indexer.
+	draining map[int]*rangeInformer
+	clock    clock.Clock
 
 	wg sync.WaitGroup // range informers, sync watchers, removal deliveries
 }
@@ -76,12 +102,16 @@ type ShardedInformer struct {
 // registrations. Its fields are written under ShardedInformer.mu while the
 // range is in ShardedInformer.ranges, and owned by StopRange after.
 type rangeInformer struct {
-	r      Range
-	inf    informer.SharedIndexInformer
-	lw     *rangeListerWatcher
-	regs   map[*registration]informer.ResourceEventHandlerRegistration
-	cancel context.CancelFunc
-	done   chan struct{} // closed when the informer's Run returned
+	r    Range
+	inf  informer.SharedIndexInformer
+	lw   *rangeListerWatcher
+	regs map[*registration]informer.ResourceEventHandlerRegistration
+	// trackers wrap each registration's handler on this range.
+	trackers  map[*registration]*drainTracker
+	abort     chan struct{} // closed by a forced stop during a drain
+	abortOnce sync.Once
+	cancel    context.CancelFunc
+	done      chan struct{} // closed when the informer's Run returned
 }
 
 var (
@@ -101,9 +131,17 @@ func NewShardedInformer(lw informer.ListerWatcher, exampleObject runtime.Object,
 	if metrics == nil {
 		metrics = noMetrics{}
 	}
+	clk := opts.Clock
+	if clk == nil && opts.Ring != nil {
+		clk = opts.Ring.Clock
+	}
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
 	return &ShardedInformer{
-		lw: lw, example: exampleObject, opts: opts, key: key, metrics: metrics,
+		lw: lw, example: exampleObject, opts: opts, key: key, metrics: metrics, clock: clk,
 		ranges:   map[int]*rangeInformer{},
+		draining: map[int]*rangeInformer{},
 		indexers: maps.Clone(opts.Informer.Indexers),
 		synced:   newDoneChecker("sharded informer"),
 	}
@@ -172,6 +210,12 @@ func (s *ShardedInformer) StartRange(ctx context.Context, r Range) {
 	if _, ok := s.ranges[r.Index]; ok || s.stopped {
 		return
 	}
+	if _, ok := s.draining[r.Index]; ok {
+		// Only a Coordinator that lost the claim during a drain and won
+		// it back gets here; the drain ends at once.
+		s.draining[r.Index].abortDrain()
+		return
+	}
 	opts := s.opts.Informer
 	opts.Indexers = maps.Clone(s.indexers)
 	desc := opts.ObjectDescription
@@ -188,7 +232,13 @@ func (s *ShardedInformer) StartRange(ctx context.Context, r Range) {
 		_ = inf.SetWatchErrorHandlerWithContext(s.watchErrorHandle)
 	}
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	ri := &rangeInformer{r: r, inf: inf, lw: lw, regs: map[*registration]informer.ResourceEventHandlerRegistration{}, cancel: cancel, done: make(chan struct{})}
+	ri := &rangeInformer{
+		r: r, inf: inf, lw: lw,
+		regs:     map[*registration]informer.ResourceEventHandlerRegistration{},
+		trackers: map[*registration]*drainTracker{},
+		abort:    make(chan struct{}),
+		cancel:   cancel, done: make(chan struct{}),
+	}
 	for _, reg := range s.handlers {
 		s.addToRangeLocked(rctx, ri, reg)
 	}
@@ -202,7 +252,8 @@ func (s *ShardedInformer) StartRange(ctx context.Context, r Range) {
 
 // addToRangeLocked registers reg's handler on ri's informer.
 func (s *ShardedInformer) addToRangeLocked(ctx context.Context, ri *rangeInformer, reg *registration) {
-	rr, err := ri.inf.AddEventHandlerWithOptions(reg.handler, reg.opts)
+	t := newDrainTracker(reg.handler)
+	rr, err := ri.inf.AddEventHandlerWithOptions(t, reg.opts)
 	if err != nil {
 		// The options were checked when reg was added; only a stopped
 		// informer fails, and ri's has not stopped.
@@ -210,6 +261,7 @@ func (s *ShardedInformer) addToRangeLocked(ctx context.Context, ri *rangeInforme
 		return
 	}
 	ri.regs[reg] = rr
+	ri.trackers[reg] = t
 	s.wg.Go(func() { s.watchSynced(ctx, rr.HasSyncedChecker()) })
 }
 
@@ -222,31 +274,68 @@ func (s *ShardedInformer) watchSynced(ctx context.Context, c informer.DoneChecke
 	}
 }
 
-// StopRange stops range r: the indexer stops serving it at once and its
-// handlers are removed. Graceful: it waits until no handler is called for
-// r (or ctx is done), stops the range informer, then delivers the range's
-// objects as deletes, and returns. Forced: it does the same on a goroutine
-// and returns at once.
+// StopRange stops range r. Graceful: it drains the range (see
+// ShardedInformer) while the indexer still serves it, then removes its
+// handlers, stops the range informer, stops serving it, delivers the
+// range's objects as deletes, and returns (earlier if ctx is done).
+// Forced: the indexer stops serving r and its handlers are removed at
+// once (a drain in progress ends), the rest happens on a goroutine, and it
+// returns at once.
 func (s *ShardedInformer) StopRange(ctx context.Context, r Range, graceful bool) {
 	s.mu.Lock()
 	ri, ok := s.ranges[r.Index]
 	delete(s.ranges, r.Index)
-	s.mu.Unlock()
 	if !ok {
+		// A forced stop overtaking a drain ends it.
+		if d, draining := s.draining[r.Index]; draining && !graceful {
+			delete(s.draining, r.Index)
+			s.mu.Unlock()
+			d.abortDrain()
+			s.removeRangeHandlers(d)
+		} else {
+			s.mu.Unlock()
+		}
 		return
 	}
+	if graceful {
+		s.draining[r.Index] = ri
+	}
+	s.mu.Unlock()
+	s.checkSynced()
+	if !graceful {
+		s.removeRangeHandlers(ri)
+		s.metrics.RangeObjects(r, 0)
+		s.wg.Go(func() { s.finishRange(context.WithoutCancel(ctx), ri) })
+		return
+	}
+	s.drainRange(ctx, ri)
+	s.removeRangeHandlers(ri)
+	s.mu.Lock()
+	if s.draining[r.Index] == ri {
+		delete(s.draining, r.Index)
+	}
+	s.mu.Unlock()
+	s.metrics.RangeObjects(r, 0)
+	s.finishRange(ctx, ri)
+}
+
+// removeRangeHandlers removes ri's handler registrations and stops its
+// informer.
+func (s *ShardedInformer) removeRangeHandlers(ri *rangeInformer) {
+	s.mu.Lock()
+	rrs := make([]informer.ResourceEventHandlerRegistration, 0, len(ri.regs))
 	for _, rr := range ri.regs {
+		rrs = append(rrs, rr)
+	}
+	s.mu.Unlock()
+	for _, rr := range rrs {
 		_ = ri.inf.RemoveEventHandler(rr)
 	}
 	ri.cancel()
-	s.metrics.RangeObjects(r, 0)
-	if graceful {
-		s.finishRange(ctx, ri)
-	} else {
-		s.wg.Go(func() { s.finishRange(context.WithoutCancel(ctx), ri) })
-	}
-	s.checkSynced()
 }
+
+// abortDrain ends a drain in progress.
+func (ri *rangeInformer) abortDrain() { ri.abortOnce.Do(func() { close(ri.abort) }) }
 
 // finishRange waits for ri's handlers and informer to stop, then tells
 // each handler still registered that the range's objects are gone.
@@ -302,6 +391,21 @@ func (s *ShardedInformer) serverDoesNotShard(ctx context.Context) {
 	s.noShards.Do(func() {
 		klog.FromContext(ctx).Info("The apiserver ignored the shard selector (no shardInfo in the list; is the ShardedListAndWatch feature gate off?): filtering on the client, every range informer receives all objects", "object", fmt.Sprintf("%T", s.example))
 	})
+}
+
+// servedRanges returns the informers of the ranges the indexer serves:
+// those delivered now and those draining.
+func (s *ShardedInformer) servedRanges() []*rangeInformer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*rangeInformer, 0, len(s.ranges)+len(s.draining))
+	for _, ri := range s.ranges {
+		out = append(out, ri)
+	}
+	for _, ri := range s.draining {
+		out = append(out, ri)
+	}
+	return out
 }
 
 // ownedRanges returns the informers of the ranges delivered now.

@@ -2,7 +2,9 @@ package sharding
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -31,6 +33,68 @@ type rangeListerWatcher struct {
 	// filtering is set by each list: whether the server ignored the
 	// selector. The watch that follows a list reads it.
 	filtering atomic.Bool
+
+	mu sync.Mutex
+	// final is the state of every key the source has sent the informer
+	// (key -> resourceVersion), for a drain to wait on.
+	final  map[string]string
+	frozen bool // handing over: nothing more reaches the informer
+}
+
+// errFrozen is returned by a frozen range's lists.
+var errFrozen = errors.New("sharding: the range is being handed over")
+
+// freeze makes the source send the informer nothing more and returns the
+// state of every key it has sent.
+func (lw *rangeListerWatcher) freeze() map[string]string {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	lw.frozen = true
+	return lw.final
+}
+
+// recordList replaces the known state with a list's items; false if frozen.
+func (lw *rangeListerWatcher) recordList(items []runtime.Object) bool {
+	final := make(map[string]string, len(items))
+	for _, item := range items {
+		if key, rv, ok := stateOf(item); ok {
+			final[key] = rv
+		}
+	}
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if lw.frozen {
+		return false
+	}
+	lw.final = final
+	return true
+}
+
+// recordEvent records a watch event passed on; false if frozen (drop it).
+func (lw *rangeListerWatcher) recordEvent(e watch.Event) bool {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if lw.frozen {
+		return false
+	}
+	switch e.Type {
+	case watch.Added, watch.Modified, watch.Deleted:
+	default:
+		return true
+	}
+	key, rv, ok := stateOf(e.Object)
+	if !ok {
+		return true
+	}
+	if lw.final == nil {
+		lw.final = map[string]string{}
+	}
+	if e.Type == watch.Deleted {
+		delete(lw.final, key)
+	} else {
+		lw.final[key] = rv
+	}
+	return true
 }
 
 func newRangeListerWatcher(inner informer.ListerWatcher, r Range, key Key, owner *ShardedInformer) *rangeListerWatcher {
@@ -66,6 +130,9 @@ func (lw *rangeListerWatcher) IsWatchListSemanticsUnSupported() bool { return tr
 // ListWithContext lists the range, filtering on the client if the server
 // did not.
 func (lw *rangeListerWatcher) ListWithContext(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
+	if lw.isFrozen() {
+		return nil, waitFrozen(ctx)
+	}
 	options.ShardSelector = lw.selector
 	obj, err := lw.inner.ListWithContext(ctx, options)
 	if err != nil {
@@ -73,7 +140,7 @@ func (lw *rangeListerWatcher) ListWithContext(ctx context.Context, options metav
 	}
 	if hasShardInfo(obj) {
 		lw.filtering.Store(false)
-		return obj, nil
+		return lw.recorded(ctx, obj)
 	}
 	lw.filtering.Store(true)
 	lw.owner.serverDoesNotShard(ctx)
@@ -93,7 +160,32 @@ func (lw *rangeListerWatcher) ListWithContext(ctx context.Context, options metav
 	if err := meta.SetList(obj, kept); err != nil {
 		return nil, fmt.Errorf("sharding: filtering a list on the client: %w", err)
 	}
-	return obj, nil
+	return lw.recorded(ctx, obj)
+}
+
+// recorded records a list about to be returned, or fails if frozen.
+func (lw *rangeListerWatcher) recorded(ctx context.Context, list runtime.Object) (runtime.Object, error) {
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return nil, fmt.Errorf("sharding: reading a list: %w", err)
+	}
+	if !lw.recordList(items) {
+		return nil, waitFrozen(ctx)
+	}
+	return list, nil
+}
+
+// waitFrozen is a frozen range's list: it waits for the range informer to
+// stop rather than have its reflector retry.
+func waitFrozen(ctx context.Context) error {
+	<-ctx.Done()
+	return errors.Join(errFrozen, ctx.Err())
+}
+
+func (lw *rangeListerWatcher) isFrozen() bool {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	return lw.frozen
 }
 
 // WatchWithContext watches the range, filtering on the client if the last
@@ -101,18 +193,19 @@ func (lw *rangeListerWatcher) ListWithContext(ctx context.Context, options metav
 func (lw *rangeListerWatcher) WatchWithContext(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
 	options.ShardSelector = lw.selector
 	w, err := lw.inner.WatchWithContext(ctx, options)
-	if err != nil || !lw.filtering.Load() {
+	if err != nil {
 		return w, err
 	}
+	filtering := lw.filtering.Load()
 	return watch.Filter(w, func(e watch.Event) (watch.Event, bool) {
 		switch e.Type {
 		case watch.Added, watch.Modified, watch.Deleted:
-			if !lw.matches(ctx, e.Object) {
+			if filtering && !lw.matches(ctx, e.Object) {
 				lw.owner.metrics.ClientFiltered(lw.r, 1)
 				return e, false
 			}
 		}
-		return e, true
+		return e, lw.recordEvent(e)
 	}), nil
 }
 

@@ -139,6 +139,16 @@ func (s *ShardedInformer) RemoveEventHandler(handle informer.ResourceEventHandle
 		if rr, ok := ri.regs[reg]; ok {
 			pairs = append(pairs, pair{ri.inf, rr})
 			delete(ri.regs, reg)
+			delete(ri.trackers, reg)
+		}
+	}
+	// A draining range's maps are left as they are (finishRange reads
+	// them): the drain stops waiting for the handler, and no delete is
+	// delivered to it.
+	for _, ri := range s.draining {
+		if rr, ok := ri.regs[reg]; ok {
+			pairs = append(pairs, pair{ri.inf, rr})
+			ri.trackers[reg].abandon()
 		}
 	}
 	s.mu.Unlock()
@@ -162,27 +172,37 @@ func (s *ShardedInformer) RemoveEventHandler(handle informer.ResourceEventHandle
 
 // serialHandler calls a handler from one range at a time, so a handler
 // written for one informer (sequential calls) works on a sharded one. The
-// mutex guards nothing but the call: no internal state is touched under it.
+// lock (a channel, so that a test's synctest bubble sees a waiting range as
+// durably blocked) guards nothing but the call: no internal state is
+// touched under it.
 type serialHandler struct {
-	mu sync.Mutex
-	h  informer.ResourceEventHandler
+	once sync.Once
+	lock chan struct{}
+	h    informer.ResourceEventHandler
 }
 
+func (s *serialHandler) acquire() {
+	s.once.Do(func() { s.lock = make(chan struct{}, 1) })
+	s.lock <- struct{}{}
+}
+
+func (s *serialHandler) release() { <-s.lock }
+
 func (s *serialHandler) OnAdd(obj interface{}, isInInitialList bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.acquire()
+	defer s.release()
 	s.h.OnAdd(obj, isInInitialList)
 }
 
 func (s *serialHandler) OnUpdate(oldObj, newObj interface{}) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.acquire()
+	defer s.release()
 	s.h.OnUpdate(oldObj, newObj)
 }
 
 func (s *serialHandler) OnDelete(obj interface{}) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.acquire()
+	defer s.release()
 	s.h.OnDelete(obj)
 }
 

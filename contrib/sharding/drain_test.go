@@ -1,0 +1,247 @@
+package sharding
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/kfanout/fanout/informer"
+)
+
+// eventLog is the order in which things happened across replicas.
+type eventLog struct {
+	mu     sync.Mutex
+	events []string
+}
+
+func (l *eventLog) add(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.events = append(l.events, fmt.Sprintf(format, args...))
+}
+
+func (l *eventLog) index(e string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Index(l.events, e)
+}
+
+// gatedHandler logs every call and, while gated, blocks each call until
+// the gate opens.
+type gatedHandler struct {
+	log   *eventLog
+	who   string
+	gate  atomic.Pointer[chan struct{}]
+	calls atomic.Int64
+}
+
+func (h *gatedHandler) wait() {
+	h.calls.Add(1)
+	if g := h.gate.Load(); g != nil {
+		<-*g
+	}
+}
+
+func (h *gatedHandler) OnAdd(obj interface{}, _ bool) {
+	h.wait()
+	cm := obj.(*corev1.ConfigMap)
+	h.log.add("%s set %s %s", h.who, cm.Name, cm.ResourceVersion)
+}
+
+func (h *gatedHandler) OnUpdate(_, obj interface{}) { h.OnAdd(obj, false) }
+
+func (h *gatedHandler) OnDelete(obj interface{}) {
+	h.wait()
+	if d, ok := obj.(informer.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	h.log.add("%s delete %s", h.who, obj.(*corev1.ConfigMap).Name)
+}
+
+// TestDrainSlowHandler: replica a's handler is stuck with a backlog of
+// updates when b joins. a keeps the moved ranges' claims while its handler
+// is behind, b does not list them; once the handler catches up, it has been
+// given the final state of every moved object, then its delete, before the
+// claim is released and before b lists. With one worker and with keyed
+// workers.
+func TestDrainSlowHandler(t *testing.T) {
+	for _, workers := range []int{1, 4} {
+		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) { testDrainSlowHandler(t, workers) })
+		})
+	}
+}
+
+func testDrainSlowHandler(t *testing.T, workers int) {
+	ctx := t.Context()
+	const ranges = 8
+	rng := rand.New(rand.NewPCG(5, 6))
+	src := newObjectSource(true, ranges)
+	api := newFakeAPI()
+	clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
+	log := &eventLog{}
+	rv := 0
+	nextRV := func() string { rv++; return strconv.Itoa(rv) }
+	for i := range 40 {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("cm-%d", i), UID: types.UID(randomUID(rng)), ResourceVersion: nextRV()}}
+		_, err := src.cs.CoreV1().ConfigMaps("default").Create(ctx, cm, metav1.CreateOptions{})
+		require.NoError(t, err)
+	}
+
+	newReplica := func(id string, h informer.ResourceEventHandler, lw informer.ListerWatcher) (*ShardedInformer, *Coordinator) {
+		s := NewShardedInformer(lw, &corev1.ConfigMap{}, Options{Clock: clk})
+		_, err := s.AddEventHandlerWithOptions(h, informer.HandlerOptions{Workers: workers})
+		require.NoError(t, err)
+		c, err := NewCoordinator(testConfig(api, clk, id, ranges), s, CoordinatorOptions{})
+		require.NoError(t, err)
+		return s, c
+	}
+	ha := &gatedHandler{log: log, who: "a"}
+	a, ac := newReplica("a", ha, src.lw())
+	inner := informer.ToListerWatcherWithContext(src.lw())
+	bLW := &informer.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			log.add("b list")
+			return inner.ListWithContext(ctx, o)
+		},
+		WatchFuncWithContext: inner.WatchWithContext,
+	}
+	b, bc := newReplica("b", &gatedHandler{log: log, who: "b"}, bLW)
+
+	ac.round(ctx, false)
+	synctest.Wait()
+	require.Len(t, a.OwnedRanges(), ranges)
+	require.True(t, a.HasSynced())
+
+	// a's handler gets stuck; every object is updated twice.
+	gate := make(chan struct{})
+	ha.gate.Store(&gate)
+	list, err := src.cs.CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{})
+	require.NoError(t, err)
+	final := map[string]string{}
+	for round := range 2 {
+		for i := range list.Items {
+			cm := &list.Items[i]
+			cm.Data = map[string]string{"round": strconv.Itoa(round)}
+			cm.ResourceVersion = nextRV()
+			_, err := src.cs.CoreV1().ConfigMaps("default").Update(ctx, cm, metav1.UpdateOptions{})
+			require.NoError(t, err)
+			final[cm.Name] = cm.ResourceVersion
+		}
+	}
+	synctest.Wait()
+
+	// b joins; a hands over b's ranges but its handler is behind.
+	bc.round(ctx, false)
+	synctest.Wait()
+	for range 3 {
+		ac.round(ctx, false)
+		synctest.Wait()
+		bc.round(ctx, false)
+		synctest.Wait()
+		clk.Step(2 * time.Second)
+	}
+	moved := Owned("b", []string{"a", "b"}, ranges)
+	require.NotEmpty(t, moved)
+	assert.Len(t, a.OwnedRanges(), ranges-len(moved), "a stopped delivering the moved ranges")
+	assert.Empty(t, b.OwnedRanges(), "b holds nothing while a drains")
+	assert.Equal(t, -1, log.index("b list"), "b did not list while a drains")
+	for _, i := range moved {
+		assert.True(t, ac.claims.Held(i), "a still holds range %d", i)
+	}
+
+	// The handler catches up; then a releases and b lists.
+	ha.gate.Store(nil)
+	close(gate)
+	synctest.Wait()
+	for range 2 {
+		ac.round(ctx, false)
+		synctest.Wait()
+		bc.round(ctx, false)
+		synctest.Wait()
+		clk.Step(2 * time.Second)
+	}
+	require.Len(t, b.OwnedRanges(), len(moved))
+	firstList := log.index("b list")
+	require.NotEqual(t, -1, firstList)
+	movedNames := storeNames(b.GetStore())
+	require.NotEmpty(t, movedNames)
+	for _, name := range movedNames {
+		set := log.index(fmt.Sprintf("a set %s %s", name, final[name]))
+		del := log.index("a delete " + name)
+		assert.NotEqual(t, -1, set, "a handled the final state of %s", name)
+		assert.Less(t, set, del, "a handled %s's final state before its delete", name)
+		assert.Less(t, del, firstList, "a's delete of %s came before b listed", name)
+	}
+
+	for _, r := range b.OwnedRanges() {
+		b.StopRange(ctx, r, false)
+	}
+	for _, r := range a.OwnedRanges() {
+		a.StopRange(ctx, r, false)
+	}
+	a.Wait()
+	b.Wait()
+}
+
+// TestDrainTimeout: a handler that never catches up holds the handover
+// for DrainTimeout only; its pending notifications are dropped.
+func TestDrainTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		rng := rand.New(rand.NewPCG(7, 8))
+		src := newObjectSource(true, 1)
+		clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
+		for i := range 5 {
+			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("cm-%d", i), UID: types.UID(randomUID(rng)), ResourceVersion: strconv.Itoa(i + 1)}}
+			_, err := src.cs.CoreV1().ConfigMaps("default").Create(ctx, cm, metav1.CreateOptions{})
+			require.NoError(t, err)
+		}
+		log := &eventLog{}
+		h := &gatedHandler{log: log, who: "a"}
+		gate := make(chan struct{})
+		h.gate.Store(&gate)
+		s := NewShardedInformer(src.lw(), &corev1.ConfigMap{}, Options{Clock: clk, DrainTimeout: 3 * time.Second})
+		_, err := s.AddEventHandler(h)
+		require.NoError(t, err)
+		rs, _ := Ranges(1)
+		s.StartRange(ctx, rs[0])
+		synctest.Wait()
+		require.Equal(t, int64(1), h.calls.Load(), "stuck in the first add")
+
+		var returned atomic.Bool
+		go func() {
+			s.StopRange(ctx, rs[0], true)
+			returned.Store(true)
+		}()
+		synctest.Wait()
+		clk.Step(2 * time.Second)
+		synctest.Wait()
+		assert.False(t, returned.Load(), "waits within the timeout")
+		clk.Step(time.Second)
+		synctest.Wait()
+		assert.False(t, returned.Load(), "the call in progress is still waited for")
+		close(gate)
+		synctest.Wait()
+		assert.True(t, returned.Load())
+		// The first add, then the deletes (5 tombstones): the 4 pending
+		// adds were dropped.
+		assert.Equal(t, int64(1+5), h.calls.Load())
+		s.Wait()
+	})
+}
