@@ -74,3 +74,43 @@ func isFanout(inf cache.SharedIndexInformer) bool {
 	return ok
 }
 `
+
+// WriteMigratedProof adds TestFanoutProof to m, a copy of
+// k8s.io/sample-controller converted by cmd/fanout-migrate (tools/cache
+// imports are fanout's informer package there, so the test above would
+// not compile). It fails unless the fixture's Deployment informer (from
+// the switched client-go factory) and Foo informer (from the generated
+// factory, now built on fanout's cache package) are fanout's.
+func WriteMigratedProof(m *Copy) {
+	m.t.Helper()
+	m.WriteFile("fanout_proof_test.go", migratedProof)
+}
+
+const migratedProof = `package main
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/kfanout/fanout/contrib/clientgo"
+)
+
+// TestFanoutProof was added by fanout-migrate's TestSampleController: it
+// fails unless the fixture's informers are fanout's.
+func TestFanoutProof(t *testing.T) {
+	f := newFixture(t)
+	_, i, k8sI := f.newController(context.Background())
+	if inf := k8sI.Apps().V1().Deployments().Informer(); func() bool { _, ok := clientgo.FanoutInformer(inf); return !ok }() {
+		t.Fatalf("the Deployment informer is %T, not fanout's", inf)
+	}
+	inf := i.Samplecontroller().V1alpha1().Foos().Informer()
+	typ := reflect.TypeOf(inf)
+	if typ != nil && typ.Kind() == reflect.Pointer {
+		typ = typ.Elem()
+	}
+	if typ == nil || typ.PkgPath() != "github.com/kfanout/fanout/informer" {
+		t.Fatalf("the Foo informer is %T, not fanout's informer package's", inf)
+	}
+}
+`
