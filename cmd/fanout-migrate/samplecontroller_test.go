@@ -35,7 +35,7 @@ func TestSampleController(t *testing.T) {
 		t.Fatalf("fanout-migrate did not rewrite controller.go:\n%s", stdout.String())
 	}
 
-	modcopy.WriteMigratedProof(m)
+	modcopy.WriteFanoutProof(m, true)
 	m.UseFanout(filepath.Join("..", ".."))
 	if v := strings.TrimSpace(m.Go("list", "-m", "-f", "{{.Version}}", "k8s.io/client-go")); v != "v0.37.2" {
 		t.Fatalf("the converted copy builds with client-go %s, want v0.37.2", v)
