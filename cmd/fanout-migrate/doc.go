@@ -39,8 +39,9 @@
 // nothing more than the import switch. Index functions: a cache.Indexers
 // value (fanout's after the switch) given to client-go's typed informer
 // constructors (corev1informers.NewPodInformer), to NewFilteredDynamicInformer
-// or NewFilteredMetadataInformer, or to AddIndexers of a factory informer
-// is converted with clientgo.ToClientGoIndexers. Regenerating code with
+// or NewFilteredMetadataInformer (client-go's or, in a module switched by
+// hand, fanout's: they keep client-go's signature), or to AddIndexers of a
+// factory informer is converted with clientgo.ToClientGoIndexers. Regenerating code with
 // informer-gen or lister-gen undoes the switch: run the tool again after
 // it.
 //

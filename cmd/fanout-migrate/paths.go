@@ -11,14 +11,17 @@ const (
 	fanoutInformer  = rootModule + "/informer"
 	clientGoListers = "k8s.io/client-go/listers"
 	clientGoInf     = "k8s.io/client-go/informers"
+
+	clientGoDynamicInf  = "k8s.io/client-go/dynamic/dynamicinformer"
+	clientGoMetadataInf = "k8s.io/client-go/metadata/metadatainformer"
 )
 
 // importRewrites maps each client-go import the tool switches to fanout's.
 var importRewrites = map[string]string{
-	toolsCache:  fanoutInformer,
-	clientGoInf: clientGoModule + "/informers",
-	"k8s.io/client-go/dynamic/dynamicinformer":   clientGoModule + "/dynamicinformer",
-	"k8s.io/client-go/metadata/metadatainformer": clientGoModule + "/metadatainformer",
+	toolsCache:          fanoutInformer,
+	clientGoInf:         clientGoModule + "/informers",
+	clientGoDynamicInf:  clientGoModule + "/dynamicinformer",
+	clientGoMetadataInf: clientGoModule + "/metadatainformer",
 }
 
 // isFactoryPath reports whether path is one of client-go's factory
@@ -26,7 +29,7 @@ var importRewrites = map[string]string{
 // have client-go's interface types in both.
 func isFactoryPath(path string) bool {
 	switch path {
-	case clientGoInf, "k8s.io/client-go/dynamic/dynamicinformer", "k8s.io/client-go/metadata/metadatainformer":
+	case clientGoInf, clientGoDynamicInf, clientGoMetadataInf:
 		return true
 	}
 	return strings.HasPrefix(path, clientGoModule+"/") && path != clientGoModule
@@ -56,15 +59,18 @@ func isListerConstructor(path, name string) bool {
 // indexers parameter (at the returned index) has client-go's cache.Indexers
 // type: client-go's typed informer constructors (NewPodInformer,
 // NewFilteredPodInformer) and the dynamic and metadata informer
-// constructors, which keep client-go's signatures in fanout's packages too.
+// constructors, in client-go's packages and in fanout's
+// (contrib/clientgo/dynamicinformer and metadatainformer keep client-go's
+// signatures, so their indexers are client-go's too; a module that
+// imports those already gets the same conversion).
 func takesClientGoIndexers(path, name string) (int, bool) {
 	switch {
 	case isTypedInformersPath(path):
 		if strings.HasPrefix(name, "New") && strings.HasSuffix(name, "Informer") {
 			return 3, true // (client, namespace, resync, indexers, ...)
 		}
-	case path == "k8s.io/client-go/dynamic/dynamicinformer" && name == "NewFilteredDynamicInformer",
-		path == "k8s.io/client-go/metadata/metadatainformer" && name == "NewFilteredMetadataInformer":
+	case name == "NewFilteredDynamicInformer" && (path == clientGoDynamicInf || path == importRewrites[clientGoDynamicInf]),
+		name == "NewFilteredMetadataInformer" && (path == clientGoMetadataInf || path == importRewrites[clientGoMetadataInf]):
 		return 4, true // (client, gvr, namespace, resync, indexers, tweak)
 	}
 	return 0, false

@@ -57,6 +57,12 @@ func FromProxy(t testing.TB, module string, versions ...string) *Copy {
 	return nil
 }
 
+// New returns an empty copy, a temporary directory, for a module the test
+// writes itself with WriteFile.
+func New(t testing.TB) *Copy {
+	return &Copy{t: t, Dir: t.TempDir()}
+}
+
 func errString(err error) string {
 	if err == nil {
 		return ""
@@ -148,10 +154,14 @@ func (m *Copy) EditFile(rel, old, new string) {
 	}
 }
 
-// WriteFile writes a new file into the copy.
+// WriteFile writes a new file into the copy, creating its directory.
 func (m *Copy) WriteFile(rel, content string) {
 	m.t.Helper()
-	if err := os.WriteFile(filepath.Join(m.Dir, rel), []byte(content), 0o644); err != nil {
+	p := filepath.Join(m.Dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		m.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 		m.t.Fatal(err)
 	}
 }

@@ -40,23 +40,34 @@ func SwitchSampleController(m *Copy, generated bool) {
 		m.EditFile(generatedFactory, "\tcache \"k8s.io/client-go/tools/cache\"\n",
 			"\tcache \"k8s.io/client-go/tools/cache\"\n\tfanoutinformers \""+fanoutInformers+"\"\n")
 	}
-	m.WriteFile("fanout_proof_test.go", fmt.Sprintf(fanoutProof, generated))
+	WriteFanoutProof(m, generated)
 }
 
-// fanoutProof is the test added to the copy; %%v is whether the Foo
-// informers must be fanout's.
+// WriteFanoutProof adds TestFanoutProof to m, a copy of
+// k8s.io/sample-controller switched to fanout (by SwitchSampleController
+// or by cmd/fanout-migrate): it fails unless the Deployment informer its
+// fixture builds is fanout's, and the Foo informer is exactly when
+// fooFanout. It compiles whichever package the copy's cache name means.
+func WriteFanoutProof(m *Copy, fooFanout bool) {
+	m.t.Helper()
+	m.WriteFile("fanout_proof_test.go", fmt.Sprintf(fanoutProof, fooFanout))
+}
+
+// fanoutProof is the test WriteFanoutProof adds; %%v is whether the Foo
+// informer must be fanout's.
 const fanoutProof = `package main
 
 import (
 	"context"
+	"reflect"
 	"testing"
 
-	"k8s.io/client-go/tools/cache"
+	clientgocache "k8s.io/client-go/tools/cache"
 
 	"github.com/kfanout/fanout/contrib/clientgo"
 )
 
-// TestFanoutProof was added by fanout's TestSampleController: it fails
+// TestFanoutProof was added by fanout's sample-controller tests: it fails
 // unless the fixture's informers are fanout's.
 func TestFanoutProof(t *testing.T) {
 	f := newFixture(t)
@@ -69,8 +80,19 @@ func TestFanoutProof(t *testing.T) {
 	}
 }
 
-func isFanout(inf cache.SharedIndexInformer) bool {
-	_, ok := clientgo.FanoutInformer(inf)
-	return ok
+// isFanout reports whether inf is fanout's informer: behind client-go's
+// interface (from a switched factory), or one of fanout's informer
+// package's own types (where cache means fanout's package).
+func isFanout(inf any) bool {
+	if cg, ok := inf.(clientgocache.SharedIndexInformer); ok {
+		if _, ok := clientgo.FanoutInformer(cg); ok {
+			return true
+		}
+	}
+	typ := reflect.TypeOf(inf)
+	if typ != nil && typ.Kind() == reflect.Pointer {
+		typ = typ.Elem()
+	}
+	return typ != nil && typ.PkgPath() == "github.com/kfanout/fanout/informer"
 }
 `

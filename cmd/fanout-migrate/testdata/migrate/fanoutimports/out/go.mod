@@ -1,0 +1,3 @@
+module example.com/fanoutimports
+
+go 1.26
