@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -45,6 +46,22 @@ func TestSameWorkloadAsClientGo(t *testing.T) {
 	if err := parallel(compareBefore, 8, create); err != nil {
 		t.Fatalf("create: %v", err)
 	}
+	// The informers' first lists may be served from the watch cache
+	// (resourceVersion "0", fanout's default without watch-list), which can
+	// lag the writes just made: an object it misses reaches that informer
+	// as a watch add (not initial) and the call sequences differ for a
+	// reason that is not the informers'. Start them once the cache has
+	// every object.
+	eventually(t, 30*time.Second, "watch cache holds the initial objects", func() string {
+		l, err := cs.CoreV1().ConfigMaps("").List(ctx, metav1.ListOptions{LabelSelector: selector, ResourceVersion: "0"})
+		if err != nil {
+			return err.Error()
+		}
+		if len(l.Items) < compareBefore {
+			return fmt.Sprintf("%d of %d listed from the cache", len(l.Items), compareBefore)
+		}
+		return ""
+	})
 
 	subjects := []*subject{
 		newFanoutSubject(t, "fanout", cs, "", selector, false),
