@@ -86,12 +86,24 @@ func (g *genRand) hex(n int) string {
 // realEpoch is the creation time of every generated object.
 var realEpoch = time.Date(2026, 11, 1, 8, 0, 0, 0, time.UTC)
 
+// podName returns the i-th Pod's name: its app's ReplicaSet name and a
+// five-digit hex suffix that is a bijection of the Pod's index within the
+// app (an odd multiplier modulo 16^5), so that names never collide below
+// about a million Pods per app (TestRealPodNamesUnique). Random suffixes
+// collided at 100k Pods, and a DeltaFIFO informer then rightly delivered
+// fewer adds than the list held.
+func (pg *podGen) podName(i int) string {
+	a := &pg.apps[i%len(pg.apps)]
+	k := uint64(i / len(pg.apps))
+	return fmt.Sprintf("%s-%s-%05x", a.name, a.hash, (k*0x9e3b1+pg.seed)&0xfffff)
+}
+
 // pod returns the i-th Pod at resourceVersion rv.
 func (pg *podGen) pod(i int, rv string) *corev1.Pod {
 	a := &pg.apps[i%len(pg.apps)]
 	g := &genRand{rand.New(rand.NewPCG(pg.seed, uint64(i)))}
-	suffix := g.hex(5)
-	name := fmt.Sprintf("%s-%s-%s", a.name, a.hash, suffix)
+	g.hex(5) // the random suffix this draw once gave, kept so the other fields stay the same
+	name := pg.podName(i)
 	created := metav1.NewTime(realEpoch.Add(time.Duration(i) * time.Second))
 	started := metav1.NewTime(created.Add(3 * time.Second))
 	node := fmt.Sprintf("ip-10-%d-%d-%d.ec2.internal", g.rnd.IntN(4), g.rnd.IntN(256), g.rnd.IntN(256))

@@ -148,3 +148,22 @@ func requireSamePod(t *testing.T, want, got runtime.Object) {
 	w.TypeMeta, g.TypeMeta = metav1.TypeMeta{}, metav1.TypeMeta{}
 	require.True(t, equality.Semantic.DeepEqual(w, g), "pod %s differs", w.Name)
 }
+
+// TestRealPodNamesUnique checks that the generator never gives two Pods of
+// one namespace the same name, at the benchmarks' sizes: a collision makes
+// the list hold two objects under one key, and informers then disagree
+// about how many adds it means (DeltaFIFO merges them, RealFIFO does not).
+func TestRealPodNamesUnique(t *testing.T) {
+	for _, n := range []int{10_000, 100_000} {
+		g := newPodGen(1, max(1, n/50))
+		seen := make(map[string]int, n)
+		for i := range n {
+			a := &g.apps[i%len(g.apps)]
+			key := a.namespace + "/" + g.podName(i)
+			if j, dup := seen[key]; dup {
+				t.Fatalf("n=%d: pods %d and %d are both %s", n, j, i, key)
+			}
+			seen[key] = i
+		}
+	}
+}
