@@ -4,7 +4,8 @@ go 1.26.0
 
 require (
 	github.com/kfanout/fanout v0.0.0
-	github.com/kfanout/fanout/contrib/clientgo v0.0.0-00010101000000-000000000000
+	github.com/kfanout/fanout/contrib/clientgo v0.0.0
+	github.com/kfanout/fanout/contrib/sharding v0.0.0
 	go.uber.org/goleak v1.3.0
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
@@ -74,4 +75,5 @@ require (
 replace (
 	github.com/kfanout/fanout => ..
 	github.com/kfanout/fanout/contrib/clientgo => ../contrib/clientgo
+	github.com/kfanout/fanout/contrib/sharding => ../contrib/sharding
 )

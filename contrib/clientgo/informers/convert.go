@@ -60,5 +60,13 @@ func fromClientGo(built cache.SharedIndexInformer, resync time.Duration, configu
 	if parts.ListerWatcher != nil {
 		lw = parts.ListerWatcher
 	}
-	return clientgo.WrapWithHandlerDefaults(informer.NewSharedIndexInformerWithOptions(lw, parts.ObjectType, o.Informer), o.Handler), nil
+	build := informer.NewSharedIndexInformerWithOptions
+	if o.New != nil {
+		build = o.New
+	}
+	inf := build(lw, parts.ObjectType, o.Informer)
+	if inf == nil {
+		return nil, fmt.Errorf("FanoutOptions.New returned nil for %v", parts.Resource)
+	}
+	return clientgo.WrapWithHandlerDefaults(inf, o.Handler), nil
 }

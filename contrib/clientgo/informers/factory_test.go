@@ -2,6 +2,7 @@ package informers_test
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -10,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8sinformers "k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -279,4 +281,52 @@ func TestDefaultsRejectInvalid(t *testing.T) {
 	if _, err := f.Core().V1().Services().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{}); err != nil {
 		t.Errorf("services got the pods' defaults: %v", err)
 	}
+}
+
+// TestFanoutOptionsNew replaces the factory's informer constructor: it is
+// called once per type with the options the configure functions set, and
+// its informer is the one the factory serves.
+func TestFanoutOptionsNew(t *testing.T) {
+	cs := fake.NewClientset(testPod("a", "p1"))
+	var calls []informer.SharedIndexInformerOptions
+	var built informer.SharedIndexInformer
+	f := informers.NewSharedInformerFactoryWithOptions(cs, time.Minute, informers.WithFanoutOptions(func(r informers.Resource, o *informers.FanoutOptions) {
+		o.Informer.InOrder = true
+		o.New = func(lw informer.ListerWatcher, obj runtime.Object, options informer.SharedIndexInformerOptions) informer.SharedIndexInformer {
+			if _, ok := obj.(*corev1.Pod); !ok {
+				t.Errorf("example object %T", obj)
+			}
+			calls = append(calls, options)
+			built = informer.NewSharedIndexInformerWithOptions(lw, obj, options)
+			return built
+		}
+	}))
+	pods := f.Core().V1().Pods()
+	inf := pods.Informer()
+	_ = f.Core().V1().Pods().Informer()
+	if len(calls) != 1 || !calls[0].InOrder || calls[0].ResyncPeriod != time.Minute {
+		t.Fatalf("New called with %+v, want once with InOrder and a 1m resync", calls)
+	}
+	if got, ok := clientgo.FanoutInformer(inf); !ok || got != built {
+		t.Fatalf("factory serves %T, not the informer New built", inf)
+	}
+	start(t, f)
+	if p, err := pods.Lister().Pods("a").Get("p1"); err != nil || p.Name != "p1" {
+		t.Errorf("lister: %v, %v", p, err)
+	}
+}
+
+// TestFanoutOptionsNewNil reports a constructor that returns nil.
+func TestFanoutOptionsNewNil(t *testing.T) {
+	f := informers.NewSharedInformerFactoryWithOptions(fake.NewClientset(), 0, informers.WithFanoutOptions(func(_ informers.Resource, o *informers.FanoutOptions) {
+		o.New = func(informer.ListerWatcher, runtime.Object, informer.SharedIndexInformerOptions) informer.SharedIndexInformer {
+			return nil
+		}
+	}))
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "FanoutOptions.New returned nil") {
+			t.Errorf("panic %v, want one naming FanoutOptions.New", r)
+		}
+	}()
+	f.Core().V1().Pods().Informer()
 }

@@ -73,6 +73,12 @@ type FanoutOptions struct {
 	// MaxPending, Workers, RecoverPanics, Name (see
 	// clientgo.WrapWithHandlerDefaults).
 	Handler informer.HandlerOptions
+	// New builds the informer from the factory's source, the example
+	// object and Informer, in place of
+	// informer.NewSharedIndexInformerWithOptions (used when nil). It is how
+	// contrib/sharding's WithSharding makes a sharded factory; a
+	// replacement must honour Informer's fields (TestFanoutOptionsNew).
+	New func(lw informer.ListerWatcher, exampleObject runtime.Object, options informer.SharedIndexInformerOptions) informer.SharedIndexInformer
 }
 
 // ConfigureFunc sets the FanoutOptions of one informer.

@@ -1,0 +1,136 @@
+package sharding
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	toolscache "k8s.io/client-go/tools/cache"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/kfanout/fanout/contrib/clientgo"
+)
+
+// TestNewInformerFuncPartitions builds two replicas' ConfigMap informers
+// with NewInformerFunc, as controller-runtime's cache does (a client-go
+// ListerWatcher, a resync period, client-go index functions), and drives
+// them through client-go's interface only: together they serve every
+// object once, each only its owned ranges, with the index functions
+// applied; when one replica stops, the other serves everything.
+func TestNewInformerFuncPartitions(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(31, 32))
+		src := newObjectSource(true, 8)
+		for i := range 120 {
+			src.create(t, rng, fmt.Sprintf("cm-%03d", i))
+		}
+		api := newFakeAPI()
+		clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
+		type replica struct {
+			inf    toolscache.SharedIndexInformer
+			reg    toolscache.ResourceEventHandlerRegistration
+			cancel context.CancelFunc
+			done   chan struct{}
+		}
+		byParity := toolscache.Indexers{"parity": func(obj any) ([]string, error) {
+			return []string{fmt.Sprint(len(obj.(*corev1.ConfigMap).Name) % 2)}, nil
+		}}
+		start := func(id string) *replica {
+			ring := testConfig(api, clk, id, 8)
+			inf := NewInformerFunc(Options{Ring: &ring})(src.lw(), &corev1.ConfigMap{}, time.Minute, toolscache.Indexers{})
+			_, ok := clientgo.FanoutInformer(inf)
+			require.True(t, ok, "a fanout informer behind %T", inf)
+			require.NoError(t, inf.AddIndexers(byParity))
+			reg, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{})
+			require.NoError(t, err)
+			ctx, cancel := context.WithCancel(t.Context())
+			r := &replica{inf: inf, reg: reg, cancel: cancel, done: make(chan struct{})}
+			go func() {
+				defer close(r.done)
+				inf.RunWithContext(ctx)
+			}()
+			return r
+		}
+		settle := func() {
+			for range 12 {
+				synctest.Wait()
+				clk.Step(2 * time.Second)
+			}
+			synctest.Wait()
+		}
+		names := func(r *replica) []string {
+			var out []string
+			for _, o := range r.inf.GetIndexer().List() {
+				out = append(out, o.(*corev1.ConfigMap).Name)
+			}
+			slices.Sort(out)
+			return out
+		}
+		list, err := src.cs.CoreV1().ConfigMaps("default").List(t.Context(), metav1.ListOptions{})
+		require.NoError(t, err)
+		var all []string
+		for _, cm := range list.Items {
+			all = append(all, cm.Name)
+		}
+		slices.Sort(all)
+
+		a, b := start("a"), start("b")
+		settle()
+		for _, r := range []*replica{a, b} {
+			assert.True(t, r.inf.HasSynced())
+			assert.True(t, r.reg.HasSynced())
+		}
+		na, nb := names(a), names(b)
+		assert.NotEmpty(t, na)
+		assert.NotEmpty(t, nb)
+		union := slices.Sorted(slices.Values(append(slices.Clone(na), nb...)))
+		assert.Equal(t, all, union, "the replicas partition the objects")
+		assert.Len(t, union, len(all), "no object served twice")
+		even, err := a.inf.GetIndexer().ByIndex("parity", "0")
+		require.NoError(t, err)
+		odd, err := a.inf.GetIndexer().ByIndex("parity", "1")
+		require.NoError(t, err)
+		assert.Equal(t, len(na), len(even)+len(odd), "index functions cover the owned objects")
+
+		leases, err := api.CoordinationV1().Leases("ns").List(t.Context(), metav1.ListOptions{})
+		require.NoError(t, err)
+		ring := RingFor("ring", &corev1.ConfigMap{})
+		for _, l := range leases.Items {
+			assert.Equal(t, ring, l.Labels[LabelRing], "lease %s", l.Name)
+		}
+
+		a.cancel()
+		<-a.done
+		settle()
+		assert.Equal(t, all, names(b), "the survivor serves every object")
+		assert.True(t, a.inf.IsStopped())
+		b.cancel()
+		<-b.done
+	})
+}
+
+// TestRingFor checks that ring names are per type, stable, and tell
+// groups apart.
+func TestRingFor(t *testing.T) {
+	cm := RingFor("ctrl", &corev1.ConfigMap{})
+	assert.Regexp(t, `^ctrl-configmap-[0-9a-f]{8}$`, cm)
+	assert.Equal(t, cm, RingFor("ctrl", &corev1.ConfigMap{}))
+	assert.NotEqual(t, cm, RingFor("ctrl", &corev1.Secret{}))
+	u := func(group string) *unstructured.Unstructured {
+		o := &unstructured.Unstructured{}
+		o.SetGroupVersionKind(schema.GroupVersionKind{Group: group, Version: "v1", Kind: "Widget"})
+		return o
+	}
+	assert.Regexp(t, `^ctrl-widget-[0-9a-f]{8}$`, RingFor("ctrl", u("a.example.com")))
+	assert.NotEqual(t, RingFor("ctrl", u("a.example.com")), RingFor("ctrl", u("b.example.com")))
+}
