@@ -36,6 +36,8 @@ type replayResult struct {
 	// every range it served was started by another replica; -1 if one
 	// never was.
 	takeovers map[string]time.Duration
+	// errors are the first violations, described.
+	errors []string
 	// beliefs are, per replica not killed, what its handler was last told
 	// of each object: key -> resourceVersion (adds and updates minus
 	// deletes, "gone" included).
@@ -51,9 +53,8 @@ type replayResult struct {
 // graceful stop holds on until the "gone" deletes, which come before the
 // claim is released. It also checks that a replica delivers adds and
 // updates only of ranges it serves (from "start" to "stopped"), but for a
-// call in flight during a forced stop. Errors are reported on t.
-func replayReplicas(t *testing.T, ns string, procs []*replicaProc) replayResult {
-	t.Helper()
+// call in flight during a forced stop.
+func replayReplicas(ns string, procs []*replicaProc) replayResult {
 	killedAt := map[string]int64{}
 	var all []replicaLine
 	for _, p := range procs {
@@ -70,9 +71,9 @@ func replayReplicas(t *testing.T, ns string, procs []*replicaProc) replayResult 
 	serving := map[string]map[int]bool{}         // replica -> ranges served now
 	forcedAt := map[string]map[int]int64{}       // replica -> range -> last forced stop
 	pending := map[string]map[int]bool{}         // killed replica -> its ranges not yet started elsewhere
-	report := func(format string, args ...any) { // the first few of each run
-		if res.violations+res.outside <= 5 {
-			t.Errorf(format, args...)
+	report := func(format string, args ...any) { // the first few
+		if len(res.errors) < 5 {
+			res.errors = append(res.errors, fmt.Sprintf(format, args...))
 		}
 	}
 	for _, p := range procs {
@@ -151,12 +152,12 @@ func replayReplicas(t *testing.T, ns string, procs []*replicaProc) replayResult 
 	return res
 }
 
-// checkBeliefs checks that the handlers of the replicas not killed were
-// told, between them, exactly the server's objects at their server's
-// resourceVersions, each object by one replica: every update made reached
-// some handler, unless a later one superseded it.
-func checkBeliefs(t *testing.T, res replayResult, want map[string]string) {
-	t.Helper()
+// diffBeliefs describes how what the handlers of the replicas not killed
+// were told, between them, differs from the server's objects at their
+// resourceVersions, each object told to one replica; "" if it does not:
+// then every update made reached some handler, unless a later one
+// superseded it.
+func diffBeliefs(res replayResult, want map[string]string) string {
 	got := map[string]string{}
 	var twice []string
 	for _, b := range res.beliefs {
@@ -169,17 +170,21 @@ func checkBeliefs(t *testing.T, res replayResult, want map[string]string) {
 	}
 	if len(twice) > 0 {
 		slices.Sort(twice)
-		t.Errorf("handlers of two live replicas hold %d objects, for example %v", len(twice), twice[:min(5, len(twice))])
+		return fmt.Sprintf("handlers of two live replicas hold %d objects, for example %v", len(twice), twice[:min(5, len(twice))])
 	}
 	if d := diffStates(want, got); d != "" {
-		t.Errorf("what the live replicas' handlers were told differs from the server: %s", d)
+		return "handlers differ from the server: " + d
 	}
+	return ""
 }
 
-// checkExclusive is replayReplicas with a log line.
+// checkExclusive is replayReplicas reporting its errors, with a log line.
 func checkExclusive(t *testing.T, ns string, procs []*replicaProc) replayResult {
 	t.Helper()
-	res := replayReplicas(t, ns, procs)
+	res := replayReplicas(ns, procs)
+	for _, e := range res.errors {
+		t.Error(e)
+	}
 	var took []string
 	for _, id := range slices.Sorted(maps.Keys(res.takeovers)) {
 		took = append(took, fmt.Sprintf("%s %v", id, res.takeovers[id].Round(time.Millisecond)))
