@@ -41,8 +41,11 @@ type replicaLine struct {
 	Heap     uint64   `json:"heap"`
 	Objects  int      `json:"objects"`
 	Names    []string `json:"names"`
+	RVs      []string `json:"rvs"`
 	Owned    []int    `json:"owned"`
 	Range    int      `json:"range"`
+	RV       string   `json:"rv"`
+	Graceful bool     `json:"graceful"`
 	MS       int64    `json:"ms"`
 	replica  string
 }
@@ -59,7 +62,8 @@ type replicaProc struct {
 	mu     sync.Mutex
 	lines  []replicaLine // deliveries and ownership changes, in order
 	owned  int
-	killed time.Time
+	killed time.Time // when SIGKILLed
+	termed time.Time // when SIGTERMed
 }
 
 func startReplica(t *testing.T, bin, kubeconfig, ns, ring, id string, ranges int) *replicaProc {
@@ -153,10 +157,54 @@ func (p *replicaProc) snapshot() []replicaLine {
 	return append([]replicaLine(nil), p.lines...)
 }
 
+// killedAt is when p was SIGKILLed; zero if not.
+func (p *replicaProc) killedAt() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.killed
+}
+
+// termedAt is when p was sent SIGTERM; zero if not.
+func (p *replicaProc) termedAt() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.termed
+}
+
+// isSynced reports whether p has printed "synced".
+func (p *replicaProc) isSynced() bool {
+	select {
+	case <-p.synced:
+		return true
+	default:
+		return false
+	}
+}
+
+// hasExited reports whether p's output has ended.
+func (p *replicaProc) hasExited() bool {
+	select {
+	case <-p.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// terminate sends SIGTERM (graceful leave), records when, and returns.
+func (p *replicaProc) terminate() {
+	p.mu.Lock()
+	if p.termed.IsZero() {
+		p.termed = time.Now()
+	}
+	p.mu.Unlock()
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+}
+
 // stop sends SIGTERM (graceful leave) and waits for the exit.
 func (p *replicaProc) stop(t *testing.T) {
 	t.Helper()
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	p.terminate()
 	select {
 	case <-p.exited:
 	case <-time.After(30 * time.Second):

@@ -108,7 +108,7 @@ func TestShardedReplicas(t *testing.T) {
 			killAndCheck(t, cs, ns, three)
 		}
 		for _, p := range three {
-			if p.killed.IsZero() {
+			if p.killedAt().IsZero() {
 				p.stop(t)
 			}
 		}
@@ -238,7 +238,7 @@ func killAndCheck(t *testing.T, cs kubernetes.Interface, ns string, procs []*rep
 	time.Sleep(2 * time.Second)
 	victim := procs[2]
 	victim.kill()
-	killed := victim.killed
+	killed := victim.killedAt()
 	t.Logf("SIGKILLed replica %s owning %d ranges", victim.id, victim.ownedCount())
 	survivors := procs[:2]
 	eventually(t, 2*(shardLease+shardRetry), "survivors own every range", func() string {
@@ -285,46 +285,7 @@ func killAndCheck(t *testing.T, cs kubernetes.Interface, ns string, procs []*rep
 		}
 		return ""
 	})
-	checkExclusive(t, procs)
-}
-
-// checkExclusive replays every replica's deliveries in time order: an add
-// or update by one replica while another holds the object (has delivered
-// it and neither a delete nor a handover "gone" since, and was not killed
-// before) is an error.
-func checkExclusive(t *testing.T, procs []*replicaProc) {
-	t.Helper()
-	killedAt := map[string]int64{}
-	var all []replicaLine
-	for _, p := range procs {
-		if !p.killed.IsZero() {
-			killedAt[p.id] = p.killed.UnixNano()
-		}
-		all = append(all, p.snapshot()...)
-	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].T < all[j].T })
-	holder := map[string]string{}
-	violations, deliveries := 0, 0
-	for _, l := range all {
-		switch l.K {
-		case "add", "update":
-			deliveries++
-			if h, ok := holder[l.N]; ok && h != l.replica {
-				if k, dead := killedAt[h]; !dead || l.T < k {
-					if violations < 5 {
-						t.Errorf("%s delivered %s at %d while %s held it", l.replica, l.N, l.T, h)
-					}
-					violations++
-				}
-			}
-			holder[l.N] = l.replica
-		case "delete", "gone":
-			if holder[l.N] == l.replica {
-				delete(holder, l.N)
-			}
-		}
-	}
-	t.Logf("exclusivity: %d deliveries by %d replicas checked, %d violations", deliveries, len(procs), violations)
+	checkExclusive(t, ns, procs)
 }
 
 // printScale prints the scale figures side by side.

@@ -1,10 +1,16 @@
 // Command shardreplica is one replica of a sharded ConfigMap informer, for
 // the end-to-end suite and as a small example. It prints JSON lines on
 // stdout: every handler call ("add", "update", "delete", "gone" for a
-// range's objects handed over), every change of its owned ranges
-// ("owned"), "synced" once, and on the stdin commands "stats" and "dump"
-// its counters and its store's names. SIGTERM makes it leave the ring
-// gracefully.
+// range's objects handed over, with the object's name, resourceVersion and
+// range), every change of the number of owned ranges ("ownedCount"), every
+// start and stop of a range ("start", "stop" when the stop begins,
+// "stopped" when it returned, with "graceful" for a planned handover),
+// "handover" when a handed-over range's claim was released, "synced" once,
+// and on the stdin commands "stats" and "dump" its counters and its
+// store's names, resourceVersions and owned ranges. SIGTERM makes it leave
+// the ring gracefully. It drives its ShardedInformer with a Coordinator of
+// its own (rather than RunWithContext) only to trace the range starts and
+// stops.
 package main
 
 import (
@@ -17,6 +23,7 @@ import (
 	"os/signal"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -85,6 +92,25 @@ func (m *metrics) Handover(r sharding.Range, d time.Duration) {
 func (m *metrics) RangeObjects(sharding.Range, int)       {}
 func (m *metrics) ClientFiltered(_ sharding.Range, n int) { m.filtered.Add(int64(n)) }
 
+// tracedTarget prints every range start and stop the Coordinator asks of
+// the informer: "stop" before the stop begins, "stopped" once it returned
+// (for a forced stop: the range's handlers are removed).
+type tracedTarget struct {
+	*sharding.ShardedInformer
+	out *out
+}
+
+func (t tracedTarget) StartRange(ctx context.Context, r sharding.Range) {
+	t.out.emit(map[string]any{"k": "start", "range": r.Index})
+	t.ShardedInformer.StartRange(ctx, r)
+}
+
+func (t tracedTarget) StopRange(ctx context.Context, r sharding.Range, graceful bool) {
+	t.out.emit(map[string]any{"k": "stop", "range": r.Index, "graceful": graceful})
+	t.ShardedInformer.StopRange(ctx, r, graceful)
+	t.out.emit(map[string]any{"k": "stopped", "range": r.Index, "graceful": graceful})
+}
+
 func run(kubeconfig, namespace, ring, identity string, ranges int, lease, renew, retry time.Duration) error {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
@@ -105,20 +131,23 @@ func run(kubeconfig, namespace, ring, identity string, ranges int, lease, renew,
 			return cs.CoreV1().ConfigMaps(namespace).Watch(ctx, opts)
 		},
 	}
-	s := sharding.NewShardedInformer(lw, &corev1.ConfigMap{}, sharding.Options{
-		Metrics: m,
-		Ring: &sharding.Config{
-			Client: cs.CoordinationV1(), Namespace: namespace, Ring: ring, Identity: identity,
-			Ranges: ranges, LeaseDuration: lease, RenewDeadline: renew, RetryPeriod: retry,
-		},
-	})
+	s := sharding.NewShardedInformer(lw, &corev1.ConfigMap{}, sharding.Options{Metrics: m})
+	coord, err := sharding.NewCoordinator(sharding.Config{
+		Client: cs.CoordinationV1(), Namespace: namespace, Ring: ring, Identity: identity,
+		Ranges: ranges, LeaseDuration: lease, RenewDeadline: renew, RetryPeriod: retry,
+	}, tracedTarget{s, o}, sharding.CoordinatorOptions{Metrics: m})
+	if err != nil {
+		return err
+	}
 	var events atomic.Int64
 	emit := func(kind string, obj any) {
 		events.Add(1)
 		if d, ok := obj.(informer.DeletedFinalStateUnknown); ok {
 			obj, kind = d.Obj, "gone"
 		}
-		o.emit(map[string]any{"k": kind, "n": obj.(*corev1.ConfigMap).Name})
+		cm := obj.(*corev1.ConfigMap)
+		h, _ := sharding.HashObject(sharding.KeyUID, cm)
+		o.emit(map[string]any{"k": kind, "n": cm.Name, "rv": cm.ResourceVersion, "range": sharding.RangeIndex(h, ranges)})
 	}
 	reg, err := s.AddEventHandler(informer.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { emit("add", obj) },
@@ -134,7 +163,8 @@ func run(kubeconfig, namespace, ring, identity string, ranges int, lease, renew,
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		s.RunWithContext(ctx)
+		coord.Run(ctx) // on return every range is stopped
+		s.Wait()
 	}()
 	go func() {
 		select {
@@ -155,14 +185,23 @@ func run(kubeconfig, namespace, ring, identity string, ranges int, lease, renew,
 				o.emit(map[string]any{"k": "stats", "events": events.Load(), "filtered": m.filtered.Load(),
 					"heap": ms.HeapInuse, "objects": len(s.GetStore().ListKeys())})
 			case "dump":
-				names := s.GetStore().ListKeys()
+				objs := s.GetStore().List()
+				slices.SortFunc(objs, func(a, b any) int {
+					return strings.Compare(a.(*corev1.ConfigMap).Name, b.(*corev1.ConfigMap).Name)
+				})
+				names := make([]string, 0, len(objs))
+				rvs := make([]string, 0, len(objs))
+				for _, obj := range objs {
+					cm := obj.(*corev1.ConfigMap)
+					names = append(names, cm.Namespace+"/"+cm.Name)
+					rvs = append(rvs, cm.ResourceVersion)
+				}
 				var owned []int
 				for _, r := range s.OwnedRanges() {
 					owned = append(owned, r.Index)
 				}
-				slices.Sort(names)
 				slices.Sort(owned)
-				o.emit(map[string]any{"k": "dump", "names": names, "owned": owned})
+				o.emit(map[string]any{"k": "dump", "names": names, "rvs": rvs, "owned": owned})
 			}
 		}
 	}()
