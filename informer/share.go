@@ -153,6 +153,10 @@ func (s *sharer) walkString(v reflect.Value) (reflect.Value, uint64, bool, bool)
 		if unsafe.StringData(c) == unsafe.StringData(str) {
 			return reflect.Value{}, h, false, false
 		}
+		if v.CanSet() {
+			v.SetString(c) // no boxing, the common case
+			return reflect.Value{}, h, false, true
+		}
 		r, changed := apply(v, reflect.ValueOf(c))
 		return r, h, false, changed
 	}
@@ -331,7 +335,8 @@ func valueAt(typ reflect.Type, p unsafe.Pointer, n int) reflect.Value {
 	case reflect.Pointer:
 		return reflect.NewAt(typ.Elem(), p)
 	case reflect.Slice:
-		return reflect.SliceAt(typ.Elem(), p, n).Convert(typ)
+		hdr := unsafe.Slice((*byte)(p), n) // the header of a slice at p of n elements, any type
+		return reflect.NewAt(typ, unsafe.Pointer(&hdr)).Elem()
 	default: // a map value is the pointer to its header
 		return reflect.NewAt(typ, unsafe.Pointer(&p)).Elem()
 	}
