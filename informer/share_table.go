@@ -36,6 +36,11 @@ type shareRef struct {
 
 // shareTable maps content hashes to the canonical values of a sharer.
 // It is not safe for concurrent use (the sharer's lock guards it).
+//
+// It is not unique.Make(s).Value(): the unique package drops a value
+// once its Handle is unreachable, so a string whose Handle was not kept
+// stops being shared at the next GC although cached objects still hold
+// it; and unique takes only comparable values, not slices or maps.
 type shareTable struct {
 	m map[shareKey]shareRef
 	// sweepAt is the table size at which dead entries are next removed:
