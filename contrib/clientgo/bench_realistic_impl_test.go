@@ -38,6 +38,8 @@ import (
 //     fanout's.
 //   - fanout-lean: fanout with its opt-in memory options: the
 //     informer.DropFields transform (managedFields) and string interning.
+//   - fanout-leanest: fanout dropping managedFields and sharing equal
+//     values across cached objects (informer.ShareEqualValues).
 //
 // Both informers are built over the same *cache.ListWatch. Scenarios take
 // their size from FANOUT_REAL_PODS (comma-separated Pod counts; default
@@ -121,6 +123,11 @@ var allRealImpls = []realImpl{
 	{"fanout-lean", func(lw cache.ListerWatcher, obj kruntime.Object) realInformer {
 		i := informer.NewSharedIndexInformer(lw, obj, 0, informer.Indexers{informer.NamespaceIndex: informer.MetaNamespaceIndexFunc})
 		_ = i.SetTransform(leanTransform())
+		return foRealInformer{i}
+	}, nil},
+	{"fanout-leanest", func(lw cache.ListerWatcher, obj kruntime.Object) realInformer {
+		i := informer.NewSharedIndexInformer(lw, obj, 0, informer.Indexers{informer.NamespaceIndex: informer.MetaNamespaceIndexFunc})
+		_ = i.SetTransform(informer.ChainTransforms(informer.DropManagedFields(), informer.ShareEqualValues()))
 		return foRealInformer{i}
 	}, nil},
 }

@@ -38,7 +38,7 @@ func BenchmarkRealInitialSync(b *testing.B) {
 		}
 		for _, codec := range codecs {
 			for _, mode := range []string{"list", "default"} {
-				for _, im := range realImpls("clientgo", "clientgo-nomf", "fanout", "fanout-watchlist", "fanout-lean") {
+				for _, im := range realImpls("clientgo", "clientgo-nomf", "fanout", "fanout-watchlist", "fanout-lean", "fanout-leanest") {
 					b.Run(fmt.Sprintf("pods=%s/codec=%s/mode=%s/impl=%s", kName(n), codec, mode, im.name), func(b *testing.B) {
 						benchRealSync(b, s, im, codec, mode, n)
 					})
