@@ -200,7 +200,7 @@ func (d *direct) start(wg *sync.WaitGroup) {
 		if d.workers > 1 {
 			d.runWorkers()
 		} else {
-			runLoop(d.l, d.next)
+			runLoop(d.l, d)
 		}
 	})
 }

@@ -252,7 +252,7 @@ func (r *logReader) start(wg *sync.WaitGroup) {
 	r.l.running.Store(true)
 	wg.Go(func() {
 		defer r.l.finished()
-		runLoop(r.l, r.next)
+		runLoop(r.l, r)
 		// Stopped: let go of the log, which the registration handle
 		// would otherwise keep reachable from the cursor on.
 		r.seg = nil
