@@ -54,13 +54,6 @@ func TestWithShardingFactory(t *testing.T) {
 			f.Start(ctx.Done())
 			return &replica{f: f, cancel: cancel}
 		}
-		settle := func() {
-			for range 12 {
-				synctest.Wait()
-				clk.Step(2 * time.Second)
-			}
-			synctest.Wait()
-		}
 		names := func(r *replica) []string {
 			cms, err := r.f.Core().V1().ConfigMaps().Lister().ConfigMaps("default").List(labels.Everything())
 			require.NoError(t, err)
@@ -73,7 +66,7 @@ func TestWithShardingFactory(t *testing.T) {
 		}
 
 		a, b := start("a"), start("b")
-		settle()
+		settleRing(clk)
 		na, nb := names(a), names(b)
 		assert.NotEmpty(t, na)
 		assert.NotEmpty(t, nb)
@@ -84,7 +77,7 @@ func TestWithShardingFactory(t *testing.T) {
 
 		b.cancel()
 		b.f.Shutdown()
-		settle()
+		settleRing(clk)
 		assert.Equal(t, all, names(a), "the survivor lists every object")
 		a.cancel()
 		a.f.Shutdown()

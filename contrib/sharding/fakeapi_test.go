@@ -3,6 +3,7 @@ package sharding
 import (
 	"strconv"
 	"sync"
+	"testing/synctest"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -87,4 +88,15 @@ func testConfig(api *fakeAPI, clk *clocktesting.FakeClock, identity string, rang
 		RetryPeriod:   2 * time.Second,
 		Clock:         clk,
 	}
+}
+
+// settleRing lets the replicas of a ring driven by clk (testConfig's
+// timings) run twelve retry periods inside a synctest bubble: enough to
+// join, assign, claim or release, and list.
+func settleRing(clk *clocktesting.FakeClock) {
+	for range 12 {
+		synctest.Wait()
+		clk.Step(2 * time.Second)
+	}
+	synctest.Wait()
 }

@@ -61,13 +61,6 @@ func TestNewInformerFuncPartitions(t *testing.T) {
 			}()
 			return r
 		}
-		settle := func() {
-			for range 12 {
-				synctest.Wait()
-				clk.Step(2 * time.Second)
-			}
-			synctest.Wait()
-		}
 		names := func(r *replica) []string {
 			var out []string
 			for _, o := range r.inf.GetIndexer().List() {
@@ -85,7 +78,7 @@ func TestNewInformerFuncPartitions(t *testing.T) {
 		slices.Sort(all)
 
 		a, b := start("a"), start("b")
-		settle()
+		settleRing(clk)
 		for _, r := range []*replica{a, b} {
 			assert.True(t, r.inf.HasSynced())
 			assert.True(t, r.reg.HasSynced())
@@ -111,7 +104,7 @@ func TestNewInformerFuncPartitions(t *testing.T) {
 
 		a.cancel()
 		<-a.done
-		settle()
+		settleRing(clk)
 		assert.Equal(t, all, names(b), "the survivor serves every object")
 		assert.True(t, a.inf.IsStopped())
 		b.cancel()
