@@ -64,11 +64,14 @@ func newTypeInformer(lw informer.ListerWatcher, exampleObject runtime.Object, re
 
 // RingFor is the ring name NewInformerFunc gives the informer of
 // exampleObject's type: base, the kind in lower case and eight hex digits
-// of an FNV-1a hash of the type's identity (its group, version and kind
-// when the object carries them, as unstructured and metadata-only objects
-// do; otherwise its Go package path and type name), for example
+// of an FNV-1a hash of the type's identity (its Go package path and type
+// name, and its group, version and kind when the object carries them, as
+// unstructured and metadata-only objects do), for example
 // "ctrl-configmap-1a2b3c4d". The same type gives the same name in every
-// replica; two kinds of one name in different groups get different names.
+// replica; two kinds of one name in different groups, and the typed,
+// unstructured and metadata-only informers of one kind, get different
+// names. Each ring has its own Leases: a replica holds one member Lease
+// per kind, and the replicas together one claim Lease per range and kind.
 func RingFor(base string, exampleObject runtime.Object) string {
 	kind, identity := typeIdentity(exampleObject)
 	h := fnv.New32a()
@@ -82,12 +85,17 @@ func typeIdentity(exampleObject runtime.Object) (kind, identity string) {
 	if exampleObject == nil {
 		return "object", "<nil>"
 	}
-	if gvk := exampleObject.GetObjectKind().GroupVersionKind(); gvk.Kind != "" {
-		return gvk.Kind, gvk.String()
-	}
 	t := reflect.TypeOf(exampleObject)
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	return t.Name(), t.PkgPath() + "." + t.Name()
+	goType := t.PkgPath() + "." + t.Name()
+	if gvk := exampleObject.GetObjectKind().GroupVersionKind(); gvk.Kind != "" {
+		// The Go type too: controller-runtime keeps typed, unstructured
+		// and metadata-only informers of one kind apart, and so must
+		// their rings (one identity in two rings of one name would
+		// contend for its own Leases).
+		return gvk.Kind, gvk.String() + " as " + goType
+	}
+	return t.Name(), goType
 }

@@ -126,4 +126,14 @@ func TestRingFor(t *testing.T) {
 	}
 	assert.Regexp(t, `^ctrl-widget-[0-9a-f]{8}$`, RingFor("ctrl", u("a.example.com")))
 	assert.NotEqual(t, RingFor("ctrl", u("a.example.com")), RingFor("ctrl", u("b.example.com")))
+	cmKind := schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
+	ucm := &unstructured.Unstructured{}
+	ucm.SetGroupVersionKind(cmKind)
+	mcm := &metav1.PartialObjectMetadata{}
+	mcm.SetGroupVersionKind(cmKind)
+	names := []string{cm, RingFor("ctrl", ucm), RingFor("ctrl", mcm)}
+	for _, n := range names {
+		assert.Regexp(t, `^ctrl-configmap-[0-9a-f]{8}$`, n)
+	}
+	assert.Len(t, slices.Compact(slices.Sorted(slices.Values(names))), 3, "typed, unstructured and metadata-only rings differ: %v", names)
 }
