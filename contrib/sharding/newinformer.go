@@ -25,8 +25,9 @@ import (
 //
 //	cache.Options{NewInformer: sharding.NewInformerFunc(sharding.Options{Ring: &ring})}
 //
-// The resync period and index functions of each call are added to
-// opts.Informer's. Every informer takes part in a ring of its own, named
+// Each informer gets opts.Informer with the call's resync period in place
+// of its own and the call's index functions added to its own
+// (TestNewTypeInformerOptions). Every informer takes part in a ring of its own, named
 // RingFor(opts.Ring.Ring, exampleObject), so each kind has its own
 // membership and claim Leases; as rendezvous assignment depends only on
 // the members and the range, replicas with the same members own the same

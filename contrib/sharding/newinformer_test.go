@@ -3,6 +3,7 @@ package sharding
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -19,6 +20,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/kfanout/fanout/contrib/clientgo"
+	"github.com/kfanout/fanout/informer"
 )
 
 // TestNewInformerFuncPartitions builds two replicas' ConfigMap informers
@@ -136,4 +138,23 @@ func TestRingFor(t *testing.T) {
 		assert.Regexp(t, `^ctrl-configmap-[0-9a-f]{8}$`, n)
 	}
 	assert.Len(t, slices.Compact(slices.Sorted(slices.Values(names))), 3, "typed, unstructured and metadata-only rings differ: %v", names)
+}
+
+// TestNewTypeInformerOptions checks what one call of NewInformerFunc or
+// WithSharding gives its informer: the call's resync period, the call's
+// index functions added to the options' own, the ring renamed for the
+// type, and the caller's Options left as they were.
+func TestNewTypeInformerOptions(t *testing.T) {
+	byName := func(obj any) ([]string, error) { return []string{"n"}, nil }
+	ring := Config{Ring: "ctrl", Identity: "a"}
+	opts := Options{Ring: &ring}
+	opts.Informer.Indexers = informer.Indexers{"own": byName}
+	opts.Informer.ResyncPeriod = time.Hour
+	s := newTypeInformer(nil, &corev1.ConfigMap{}, time.Minute, informer.Indexers{"call": byName}, opts)
+	assert.Equal(t, time.Minute, s.opts.Informer.ResyncPeriod)
+	assert.ElementsMatch(t, []string{"own", "call"}, slices.Collect(maps.Keys(s.indexers)))
+	assert.Equal(t, RingFor("ctrl", &corev1.ConfigMap{}), s.opts.Ring.Ring)
+	assert.Equal(t, "ctrl", ring.Ring, "the caller's Config is not renamed")
+	assert.Len(t, opts.Informer.Indexers, 1, "the caller's indexers are not extended")
+	assert.Nil(t, newTypeInformer(nil, &corev1.ConfigMap{}, 0, nil, Options{}).opts.Ring, "no ring stays no ring")
 }
