@@ -163,23 +163,11 @@ func (p *Processor) StartWatchSynced(l *Listener) {
 	}
 }
 
-// UnblockListener makes the listener behind handle stop waiting for room
-// under OverflowBlock: an Add waiting for room, and every later one, drops its
-// notification. A caller that holds a lock across [Handoff.Finish] or
-// Distribute, and must take that lock to remove the listener, calls it first
-// so that the handoff can return (the informer does not: it finishes
-// handoffs after releasing its delta lock). Handles that are not this
-// processor's listeners are ignored.
-func (p *Processor) UnblockListener(handle any) {
-	if l, ok := handle.(*Listener); ok && l != nil && l.owner == p {
-		l.engine.unblock()
-	}
-}
-
-// Unblock is [Processor.UnblockListener] for every listener, including ones
-// added later: the informer calls it when it begins to stop, so that a
-// Distribute blocked by OverflowBlock cannot keep its controller (which
-// holds the informer's delta lock) from returning.
+// Unblock makes every listener, including ones added later, stop waiting
+// for room under OverflowBlock: an Add waiting for room, and every later one,
+// drops its notification. The informer calls it when it begins to stop, so
+// that a Distribute blocked by OverflowBlock cannot keep its controller
+// (which holds the informer's delta lock) from returning.
 func (p *Processor) Unblock() {
 	p.unblocked.Store(true)
 	for _, m := range p.set.Load().all {
