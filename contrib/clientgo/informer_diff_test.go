@@ -172,14 +172,7 @@ func runInformerDiff(t *testing.T, seed int64, mode diffMode) {
 	for range 1 + r.rng.Intn(2) {
 		r.addHandler([]string{"default", "0", "60s"}[r.rng.Intn(3)])
 	}
-	for _, s := range r.sides {
-		s.stop = runInformer(s.inf)
-	}
-	defer func() {
-		for _, s := range r.sides {
-			s.stop()
-		}
-	}()
+	defer r.start()()
 	synctest.Wait()
 	for _, s := range r.sides {
 		if !s.inf.HasSynced() {
@@ -197,6 +190,19 @@ func runInformerDiff(t *testing.T, seed int64, mode diffMode) {
 		r.compare(desc)
 		if t.Failed() {
 			return
+		}
+	}
+}
+
+// start runs both informers and returns a function that stops them and
+// waits until they have.
+func (r *diffRun) start() (stop func()) {
+	for _, s := range r.sides {
+		s.stop = runInformer(s.inf)
+	}
+	return func() {
+		for _, s := range r.sides {
+			s.stop()
 		}
 	}
 }
