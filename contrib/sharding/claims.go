@@ -210,8 +210,9 @@ func (c *Claims) Release(ctx context.Context, i int) error {
 
 // Observe lists the ring's claims and records a sighting of each (see
 // observer), so an expired claim is recognised one LeaseDuration after its
-// holder's last renewal, plus at most the time between two Observe calls,
-// also for ranges this replica does not want yet.
+// holder's last renewal, plus at most the time between two Observe calls
+// (or, while the Coordinator's watch of the ring's Leases runs, the
+// watch's delay), also for ranges this replica does not want yet.
 func (c *Claims) Observe(ctx context.Context) error {
 	sel := labels.SelectorFromSet(labels.Set{LabelRing: c.cfg.Ring, LabelRole: RoleClaim})
 	list, err := c.leases().List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
@@ -227,6 +228,17 @@ func (c *Claims) Observe(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// see records a sighting of l, a claim Lease of the ring seen on a watch,
+// unless this replica holds it.
+func (c *Claims) see(l *coordinationv1.Lease) {
+	if holder(l) == c.cfg.Identity {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.obs.expired(l, c.cfg.Clock.Now())
 }
 
 // sightingExpired records a sighting of another holder's claim and

@@ -28,7 +28,9 @@ type Target interface {
 // Coordinator runs a replica's part in a ring: every RetryPeriod it renews
 // its membership and its claims, computes the assignment of ranges to the
 // live members, hands over the ranges it holds but no longer owns, and
-// takes the ranges it owns but does not hold once they are free.
+// takes the ranges it owns but does not hold once they are free. Between
+// rounds it watches the ring's Leases, so that other replicas' renewals
+// count from when they are written (see watchLeases).
 //
 // Handover of a range r from A to B:
 //
@@ -101,10 +103,14 @@ func (c *Coordinator) Run(ctx context.Context) {
 	ctx = klog.NewContext(ctx, logger)
 	c.drainCtx, c.cancelDrain = context.WithCancel(context.WithoutCancel(ctx))
 	defer c.cancelDrain()
+	var watcher sync.WaitGroup
+	watcher.Go(func() { c.watchLeases(ctx) })
 	for ctx.Err() == nil {
 		c.round(ctx, false)
 		c.wait(ctx, c.nextWait())
 	}
+	// The watch ends with ctx; a leaving replica takes no range.
+	watcher.Wait()
 
 	// Leave: stop owning anything, but keep renewing until handed over.
 	leaveCtx := klog.NewContext(context.WithoutCancel(ctx), logger)
@@ -143,8 +149,9 @@ func (c *Coordinator) wait(ctx context.Context, d time.Duration) {
 // nextWait is the time to the next round: RetryPeriod, or less if a held
 // claim stops being valid sooner, or another member or a wanted claim held
 // by another replica expires sooner: so a dead replica's ranges are taken
-// within LeaseDuration of the first sighting of its last renewal (at most
-// one RetryPeriod after it), plus the time of the round.
+// within LeaseDuration of the first sighting of its last renewal (when it
+// is written while the watch runs, and otherwise at most one RetryPeriod
+// after it), plus the time of the round.
 func (c *Coordinator) nextWait() time.Duration {
 	d := c.cfg.RetryPeriod
 	now := c.cfg.Clock.Now()

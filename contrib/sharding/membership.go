@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -15,10 +16,12 @@ import (
 // Membership is a replica's presence in a ring: a Lease named
 // "<ring>-member-<identity>" labelled LabelRing=<ring>, LabelRole=member,
 // which Renew creates or renews. Members lists the ring's live replicas.
-// A Membership is not safe for concurrent use; the Coordinator owns one.
+// A Membership is not safe for concurrent use, except for see; the
+// Coordinator owns one.
 type Membership struct {
 	cfg   Config
 	lease *coordinationv1.Lease // last written, nil before the first Renew
+	mu    sync.Mutex            // guards obs; never held during a request
 	obs   observer
 }
 
@@ -91,6 +94,8 @@ func (m *Membership) Members(ctx context.Context) ([]string, error) {
 		return nil, fmt.Errorf("sharding: list member leases: %w", err)
 	}
 	now := m.cfg.Clock.Now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	var out []string
 	present := map[string]bool{}
 	for i := range list.Items {
@@ -112,7 +117,21 @@ func (m *Membership) Members(ctx context.Context) ([]string, error) {
 // NextExpiry is when the next other member, as last seen by Members, will
 // count as gone unless it renews; ok is false if none is known.
 func (m *Membership) NextExpiry() (time.Time, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	return m.obs.nextExpiry(m.cfg.Clock.Now(), memberLeaseName(m.cfg.Ring, m.cfg.Identity))
+}
+
+// see records a sighting of l, a member Lease of the ring seen on a
+// watch, unless it is this replica's. It is safe to call concurrently
+// with the other methods.
+func (m *Membership) see(l *coordinationv1.Lease) {
+	if l.Name == memberLeaseName(m.cfg.Ring, m.cfg.Identity) || holder(l) == "" {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.obs.expired(l, m.cfg.Clock.Now())
 }
 
 // Leave deletes the replica's Lease, so the others see it gone at once.

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
 )
 
 // observation is what a replica last saw of another holder's Lease, timed
@@ -36,6 +37,12 @@ func (o *observer) expired(lease *coordinationv1.Lease, now time.Time) bool {
 		o.seen = map[string]observation{}
 	}
 	prev, ok := o.seen[lease.Name]
+	if ok && older(lease.ResourceVersion, prev.resourceVersion) {
+		// A watch event delivered after a newer list or get: what was
+		// seen stands (a renewal seen again later would only delay the
+		// expiry).
+		return !now.Before(prev.observedAt.Add(prev.duration))
+	}
 	if !ok || prev.resourceVersion != lease.ResourceVersion {
 		at := now
 		if !ok && o.trustRenewTime && lease.Spec.RenewTime != nil && lease.Spec.RenewTime.Time.Before(now) {
@@ -45,6 +52,14 @@ func (o *observer) expired(lease *coordinationv1.Lease, now time.Time) bool {
 		o.seen[lease.Name] = prev
 	}
 	return !now.Before(prev.observedAt.Add(prev.duration))
+}
+
+// older reports whether resource version a is older than b. Versions
+// that are not comparable (not the apiserver's decimal integers) are not
+// older.
+func older(a, b string) bool {
+	c, err := resourceversion.CompareResourceVersion(a, b)
+	return err == nil && c < 0
 }
 
 // nextExpiry is the earliest expiry after now of the Leases seen, except
