@@ -225,14 +225,12 @@ func TestCoordinatorHandoverOrder(t *testing.T) {
 // RetryPeriod of its last renewal (b sees the renewal at most one retry
 // period late and wakes up when the claims expire), not before
 // LeaseDuration.
-func TestCoordinatorTakeoverAfterDeath(t *testing.T) {
-	ctx := t.Context()
-	api := newFakeAPI()
-	clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
-	l := newLedger(t)
-	ta, tb := newFakeTarget("a", l), newFakeTarget("b", l)
-	// A lease of 9 s, not a multiple of the 2 s retry period: the claims
-	// expire between two of b's regular rounds.
+// newDeathRing returns coordinators a and b on 8 ranges of one ring, with
+// their targets and ledger. Their lease of 9 s is not a multiple of the
+// 2 s retry period, so claims expire between two of b's regular rounds.
+func newDeathRing(t *testing.T, api *fakeAPI, clk *clocktesting.FakeClock) (a, b *Coordinator, ta, tb *fakeTarget, l *ledger) {
+	l = newLedger(t)
+	ta, tb = newFakeTarget("a", l), newFakeTarget("b", l)
 	newCoordinator := func(id string, target Target) *Coordinator {
 		cfg := testConfig(api, clk, id, 8)
 		cfg.LeaseDuration, cfg.RenewDeadline = 9*time.Second, 4*time.Second
@@ -240,8 +238,32 @@ func TestCoordinatorTakeoverAfterDeath(t *testing.T) {
 		require.NoError(t, err)
 		return c
 	}
-	a := newCoordinator("a", ta)
-	b := newCoordinator("b", tb)
+	return newCoordinator("a", ta), newCoordinator("b", tb), ta, tb, l
+}
+
+// takeoverAfter runs b's rounds as Run would (settle is called after each
+// clock step) until b holds all 8 ranges, and returns the time from
+// lastRenew until then.
+func takeoverAfter(t *testing.T, b *Coordinator, tb *fakeTarget, clk *clocktesting.FakeClock, lastRenew time.Time, settle func()) time.Duration {
+	t.Helper()
+	for clk.Since(lastRenew) <= 20*time.Second {
+		clk.Step(b.nextWait())
+		settle()
+		b.round(t.Context(), false)
+		if len(tb.owned()) == 8 {
+			return clk.Since(lastRenew)
+		}
+		assert.Less(t, len(tb.owned()), 8)
+	}
+	t.Fatal("b never took over")
+	return 0
+}
+
+func TestCoordinatorTakeoverAfterDeath(t *testing.T) {
+	ctx := t.Context()
+	api := newFakeAPI()
+	clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
+	a, b, ta, tb, l := newDeathRing(t, api, clk)
 
 	a.round(ctx, false)
 	b.round(ctx, false)
@@ -258,18 +280,7 @@ func TestCoordinatorTakeoverAfterDeath(t *testing.T) {
 	clear(l.busy)
 	l.mu.Unlock()
 
-	var takeover time.Time
-	for clk.Since(lastRenew) <= 20*time.Second {
-		clk.Step(b.nextWait()) // as Run waits
-		b.round(ctx, false)
-		if len(tb.owned()) == 8 {
-			takeover = clk.Now()
-			break
-		}
-		assert.Less(t, len(tb.owned()), 8)
-	}
-	require.False(t, takeover.IsZero(), "b never took over")
-	d := takeover.Sub(lastRenew)
+	d := takeoverAfter(t, b, tb, clk, lastRenew, func() {})
 	assert.GreaterOrEqual(t, d, 9*time.Second)
 	assert.LessOrEqual(t, d, 9*time.Second+2*time.Second, "lease duration + one retry period")
 }

@@ -56,17 +56,7 @@ func TestCoordinatorWatchedTakeover(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		api := newFakeAPI()
 		clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
-		l := newLedger(t)
-		ta, tb := newFakeTarget("a", l), newFakeTarget("b", l)
-		newCoordinator := func(id string, target Target) *Coordinator {
-			cfg := testConfig(api, clk, id, 8)
-			cfg.LeaseDuration, cfg.RenewDeadline = 9*time.Second, 4*time.Second
-			c, err := NewCoordinator(cfg, target, CoordinatorOptions{})
-			require.NoError(t, err)
-			return c
-		}
-		a := newCoordinator("a", ta)
-		b := newCoordinator("b", tb)
+		a, b, _, tb, l := newDeathRing(t, api, clk)
 		var watcher sync.WaitGroup
 		watcher.Go(func() { b.watchLeases(ctx) })
 		defer func() {
@@ -85,18 +75,8 @@ func TestCoordinatorWatchedTakeover(t *testing.T) {
 		clear(l.busy)
 		l.mu.Unlock()
 
-		var takeover time.Time
-		for clk.Since(lastRenew) <= 20*time.Second {
-			clk.Step(b.nextWait())
-			synctest.Wait()
-			b.round(ctx, false)
-			if len(tb.owned()) == 8 {
-				takeover = clk.Now()
-				break
-			}
-		}
-		require.False(t, takeover.IsZero(), "b never took over")
-		assert.Equal(t, 9*time.Second, takeover.Sub(lastRenew), "lease duration after the last renewal")
+		d := takeoverAfter(t, b, tb, clk, lastRenew, synctest.Wait)
+		assert.Equal(t, 9*time.Second, d, "lease duration after the last renewal")
 	})
 }
 
