@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"k8s.io/klog/v2"
-
 	"github.com/kfanout/fanout/internal/informermetrics"
 	"github.com/kfanout/fanout/listener"
 )
@@ -59,10 +57,7 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 		return nil, fmt.Errorf("handler %v was not added to shared informer because it has stopped already", handler)
 	}
 
-	logger := klog.Background()
-	if options.Logger != nil {
-		logger = *options.Logger
-	}
+	logger := handlerLogger(options)
 	resync := s.defaultEventHandlerResyncPeriod
 	if options.ResyncPeriod != nil {
 		resync = *options.ResyncPeriod
