@@ -1,7 +1,6 @@
 package informer
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"k8s.io/klog/v2/textlogger"
 
 	"github.com/kfanout/fanout/internal/fakelw"
+	"github.com/kfanout/fanout/internal/syncbuf"
 )
 
 // TestHandlerLoggerDiscardSilences: a handler added with
@@ -35,7 +35,7 @@ func TestHandlerLoggerDiscardSilences(t *testing.T) {
 		{"unset", nil, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var buf syncBuffer
+			var buf syncbuf.Buffer
 			klog.SetLogger(textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(&buf))))
 			defer klog.ClearLogger()
 			synctest.Test(t, func(t *testing.T) {
@@ -74,22 +74,4 @@ func TestHandlerLogger(t *testing.T) {
 	assert.False(t, l.V(0).WithName("x").WithValues("k", "v").Enabled())
 	own := textlogger.NewLogger(textlogger.NewConfig())
 	assert.Equal(t, own, handlerLogger(HandlerOptions{Logger: &own}))
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -1,36 +1,18 @@
 package listener
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"k8s.io/klog/v2"
+
+	"github.com/kfanout/fanout/internal/syncbuf"
 )
-
-// lockedBuffer is a bytes.Buffer safe for klog's writes and the test's read.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // slowOn is a handler whose OnUpdate for newObj == slow sleeps for 150ms
 // (fake time in the bubble); every call first waits for release.
@@ -61,7 +43,7 @@ func TestBacklogTraceLogsOnlySlowCalls(t *testing.T) {
 	if err := fs.Set("v", "2"); err != nil {
 		t.Fatal(err)
 	}
-	var out lockedBuffer
+	var out syncbuf.Buffer
 	klog.LogToStderr(false)
 	klog.SetOutput(&out)
 	defer func() {
