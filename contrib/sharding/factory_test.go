@@ -67,12 +67,7 @@ func TestWithShardingFactory(t *testing.T) {
 
 		a, b := start("a"), start("b")
 		settleRing(clk)
-		na, nb := names(a), names(b)
-		assert.NotEmpty(t, na)
-		assert.NotEmpty(t, nb)
-		union := append(slices.Clone(na), nb...)
-		slices.Sort(union)
-		assert.Equal(t, all, union, "the listers partition the objects")
+		assertPartition(t, all, names(a), names(b))
 		assert.True(t, a.f.Core().V1().ConfigMaps().Informer().HasSynced())
 
 		b.cancel()

@@ -1,11 +1,14 @@
 package sharding
 
 import (
+	"slices"
 	"strconv"
 	"sync"
+	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -99,4 +102,14 @@ func settleRing(clk *clocktesting.FakeClock) {
 		clk.Step(2 * time.Second)
 	}
 	synctest.Wait()
+}
+
+// assertPartition checks that two replicas' sorted object names a and b
+// are both non-empty and together are all (sorted), each name once.
+func assertPartition(t *testing.T, all, a, b []string) {
+	t.Helper()
+	assert.NotEmpty(t, a)
+	assert.NotEmpty(t, b)
+	union := slices.Sorted(slices.Values(append(slices.Clone(a), b...)))
+	assert.Equal(t, all, union, "the replicas partition the objects, none served twice")
 }
