@@ -1,7 +1,14 @@
 # fanout: make targets. Every target works from a fresh clone; the only
 # network it needs is the Go module proxy.
 GO ?= go
-MODULES := . ./contrib/clientgo ./contrib/prometheus ./contrib/sharding
+MODULES := . ./contrib/clientgo ./contrib/prometheus ./contrib/sharding ./parity
+# Modules of our own that pin their own dependencies (the demo's client-go
+# v0.37.2 and gonum/plot; the lint tool): out of go.work, so that they do
+# not raise the versions the library's modules are tested with; always
+# built with GOWORK=off.
+EXAMPLES := ./examples
+TOOLS := ./hack/tools
+GOLANGCI_LINT := GOWORK=off $(GO) tool -modfile=$(CURDIR)/hack/tools/go.mod golangci-lint
 FUZZTIME ?= 10m
 # How long the bounded fuzz runs inside `make test` last.
 TEST_FUZZTIME ?= 10s
@@ -20,11 +27,14 @@ test:
 	done
 	@echo "== go test (no race) memory-bound tests"
 	@$(GO) test -count=1 -timeout 5m -run 'Memory' ./listener/ ./informer/
+	@echo "== go test -race $(EXAMPLES)"
+	@cd $(EXAMPLES) && GOWORK=off $(GO) test -race -count=1 -timeout 12m ./...
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(TEST_FUZZTIME) DIFF_SEEDS=0
 
-## demo: the main job, on an embedded simulated API source.
+## demo: the main job, on an embedded simulated API source: client-go's
+## informer, fanout's with its defaults and fanout's with coalescing.
 demo:
-	$(GO) run ./examples/overload
+	cd $(EXAMPLES) && GOWORK=off $(GO) run ./overload
 
 ## bench: side-by-side benchmarks against client-go, summarised by benchstat.
 bench:
@@ -40,14 +50,17 @@ fuzz:
 	@if [ "$(DIFF_SEEDS)" != "0" ]; then \
 		echo "== informer differential test, $(DIFF_SEEDS) seeds"; \
 		count=$$(mktemp); \
-		(cd contrib/clientgo && FANOUT_DIFF_SEEDS=$(DIFF_SEEDS) FANOUT_DIFF_COUNT_FILE=$$count $(GO) test -count=1 -timeout 120m -run '^TestInformerDifferential$$' .) || { rm -f $$count; exit 1; }; \
+		(cd parity/clientgo && FANOUT_DIFF_SEEDS=$(DIFF_SEEDS) FANOUT_DIFF_COUNT_FILE=$$count $(GO) test -count=1 -timeout 120m -run '^TestInformerDifferential$$' .) || { rm -f $$count; exit 1; }; \
 		cat $$count; rm -f $$count; \
 	fi
 
-## lint: gofmt check and go vet on every module.
+## lint: golangci-lint (pinned in hack/tools, config .golangci.yml) on
+## every module.
 lint:
-	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
-	@set -e; for m in $(MODULES); do (cd $$m && $(GO) vet ./...); done
+	@set -e; for m in $(MODULES) $(EXAMPLES) ./e2e $(TOOLS); do \
+		echo "== golangci-lint $$m"; \
+		(cd $$m && GOWORK=off $(GOLANGCI_LINT) run --config $(CURDIR)/.golangci.yml ./...); \
+	done
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
@@ -55,7 +68,7 @@ fmt:
 ## modcheck: every module builds, vets and is tidy on its own, as a user's
 ## build sees it (GOWORK=off: no go.work, only its go.mod and go.sum).
 modcheck:
-	@set -e; for m in $(MODULES) ./e2e; do \
+	@set -e; for m in $(MODULES) $(EXAMPLES) ./e2e; do \
 		echo "== GOWORK=off build, vet, tidy -diff: $$m"; \
 		(cd $$m && GOWORK=off $(GO) build ./... && GOWORK=off $(GO) vet ./... && GOWORK=off $(GO) mod tidy -diff); \
 	done

@@ -1,18 +1,26 @@
 package e2e
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
-	"image"
 	"image/color"
-	"image/png"
 	"math"
 	"os"
 	"sort"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
-// The timeline: handler calls per second per subject (and writes per
-// second), pending notifications per fanout handler, and the faults as
-// bars, one row per kind, on one time axis.
+// The timeline, drawn with gonum/plot: handler calls per second per
+// subject (and writes per second), pending notifications per fanout
+// handler, and the faults as bars, one row per kind, on one time axis.
+// Each panel's legend sits in a column to its right, off the data.
 
 var soakPalette = []color.RGBA{
 	{31, 119, 180, 255}, {255, 127, 14, 255}, {44, 160, 44, 255}, {214, 39, 40, 255},
@@ -21,18 +29,19 @@ var soakPalette = []color.RGBA{
 	{0, 128, 128, 255}, {128, 128, 0, 255},
 }
 
+// The chart's size in pixels, and its resolution.
 const (
-	chartW, chartH       = 1500, 960
-	chartLeft, chartPlot = 80, 1060 // plot from chartLeft, chartPlot wide
+	chartW, chartH = 1500, 960
+	chartDPI       = 96
 )
 
-type chartPanel struct {
-	title    string
-	top, h   int
-	maxV     float64
-	series   []chartSeries
-	legendAt int
-}
+var (
+	soakSans     = font.Font{Typeface: "Liberation", Variant: "Sans"}
+	chartWidth   = vg.Length(chartW) * vg.Inch / chartDPI
+	chartHeight  = vg.Length(chartH) * vg.Inch / chartDPI
+	legendColumn = 3.2 * vg.Inch
+	titleHeight  = 0.45 * vg.Inch
+)
 
 type chartSeries struct {
 	name string
@@ -41,28 +50,24 @@ type chartSeries struct {
 }
 
 // writeSoakChart draws r's timeline as a PNG at path.
-func writeSoakChart(path string, r *soakReport) error {
-	img := image.NewRGBA(image.Rect(0, 0, chartW, chartH))
-	soakRect(img, 0, 0, chartW, chartH, color.White)
+func writeSoakChart(path string, r *soakReport) (err error) {
 	maxT := max(r.Elapsed, 1)
 	if n := len(r.Samples); n > 0 {
 		maxT = max(maxT, r.Samples[n-1].T)
 	}
-	soakText(img, chartLeft, 8, 3, color.Black, fmt.Sprintf("fanout soak, seed %d, %s, %d writes, %d faults, %d violations", r.Seed, r.Duration, r.Writes, len(r.Faults), r.Total))
 
-	rate := chartPanel{title: "handler calls/s per subject, writes/s (black)", top: 50, h: 270}
 	names := map[string]bool{}
 	for _, s := range r.Samples {
 		for k := range s.Delivered {
 			names[k] = true
 		}
 	}
+	var rates []chartSeries
 	for _, name := range sortedKeys(names) {
-		rate.series = append(rate.series, ratesOf(r.Samples, func(s soakSample) (int64, bool) { v, ok := s.Delivered[name]; return v, ok }, name))
+		rates = append(rates, ratesOf(r.Samples, func(s soakSample) (int64, bool) { v, ok := s.Delivered[name]; return v, ok }, name))
 	}
 	writes := ratesOf(r.Samples, func(s soakSample) (int64, bool) { return s.Writes, true }, "writes")
 
-	backlog := chartPanel{title: "pending notifications per fanout handler (the 12 largest)", top: 370, h: 270}
 	peaks := map[string]int64{}
 	for _, s := range r.Samples {
 		for k, v := range s.Pending {
@@ -71,6 +76,7 @@ func writeSoakChart(path string, r *soakReport) error {
 	}
 	hs := sortedKeys(peaks)
 	sort.SliceStable(hs, func(i, j int) bool { return peaks[hs[i]] > peaks[hs[j]] })
+	var backlog []chartSeries
 	for _, name := range hs[:min(len(hs), 12)] {
 		cs := chartSeries{name: name}
 		for _, s := range r.Samples {
@@ -78,62 +84,177 @@ func writeSoakChart(path string, r *soakReport) error {
 				cs.xs, cs.ys = append(cs.xs, s.T), append(cs.ys, float64(v))
 			}
 		}
-		backlog.series = append(backlog.series, cs)
+		backlog = append(backlog, cs)
 	}
-	for _, p := range []*chartPanel{&rate, &backlog} {
-		for _, s := range p.series {
-			for _, y := range s.ys {
-				p.maxV = max(p.maxV, y)
-			}
-		}
-	}
-	for _, y := range writes.ys {
-		rate.maxV = max(rate.maxV, y)
-	}
-	drawChartPanel(img, &rate, maxT)
-	drawSeries(img, &rate, writes, maxT, color.RGBA{0, 0, 0, 255})
-	drawChartPanel(img, &backlog, maxT)
 
-	// Faults: one row per kind.
-	kinds := sortedKeys(r.FaultsByKind)
-	top, rowH := 680, 20
-	soakText(img, chartLeft, top-20, 2, color.Black, "faults")
-	for i, k := range kinds {
-		y := top + i*rowH
-		c := soakPalette[i%len(soakPalette)]
-		soakText(img, chartLeft+chartPlot+12, y+4, 2, c, k)
-		for _, f := range r.Faults {
-			if f.Kind != k {
-				continue
-			}
-			x0 := chartLeft + int(f.Start/maxT*chartPlot)
-			x1 := max(chartLeft+int(f.End/maxT*chartPlot), x0+3)
-			soakRect(img, x0, y+2, x1-x0, rowH-6, c)
-		}
+	img := vgimg.NewWith(vgimg.UseWH(chartWidth, chartHeight), vgimg.UseDPI(chartDPI), vgimg.UseBackgroundColor(color.White))
+	c := draw.New(img)
+	title := fmt.Sprintf("fanout soak, seed %d, %s, %d writes, %d faults, %d violations", r.Seed, r.Duration, r.Writes, len(r.Faults), r.Total)
+	sty := draw.TextStyle{Color: color.Black, Font: font.From(soakSans, 16), Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YTop}
+	c.FillText(sty, vg.Point{X: c.Center().X, Y: c.Max.Y - vg.Points(8)}, title)
+
+	body := draw.Crop(c, 0, 0, 0, -titleHeight)
+	h := body.Max.Y - body.Min.Y
+	rows := []vg.Length{0.36 * h, 0.36 * h, 0.28 * h} // rates, backlog, faults
+	top := vg.Length(0)
+	panels := []func(draw.Canvas, draw.Canvas) error{
+		func(p, l draw.Canvas) error {
+			return linePanel(p, l, "Handler calls per subject, and writes", "calls or writes per second", maxT, rates, &writes)
+		},
+		func(p, l draw.Canvas) error {
+			return linePanel(p, l, "Pending notifications per fanout handler (the 12 largest)", "pending notifications", maxT, backlog, nil)
+		},
+		func(p, l draw.Canvas) error { return faultPanel(p, l, r, maxT) },
 	}
-	// The quiescent checks, from the pause to convergence.
-	y := top + len(kinds)*rowH
-	soakText(img, chartLeft+chartPlot+12, y+4, 2, color.Black, "quiescent check")
-	for _, q := range r.Quiescent {
-		x0 := chartLeft + int(q.At/maxT*chartPlot)
-		x1 := max(chartLeft+int((q.At+q.ConvergedIn)/maxT*chartPlot), x0+3)
-		c := color.RGBA{0, 160, 0, 255}
-		if !q.OK {
-			c = color.RGBA{220, 0, 0, 255}
+	for i, draw1 := range panels {
+		row := draw.Crop(body, 0, 0, h-top-rows[i], -top)
+		plotArea := draw.Crop(row, vg.Points(6), -legendColumn, vg.Points(4), 0)
+		legendArea := draw.Crop(row, row.Max.X-row.Min.X-legendColumn+vg.Points(10), 0, 0, -vg.Points(20))
+		if err := draw1(plotArea, legendArea); err != nil {
+			return err
 		}
-		soakRect(img, x0, y+2, x1-x0, rowH-6, c)
+		top += rows[i]
 	}
-	timeAxis(img, y+rowH+4, maxT)
 
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := png.Encode(f, img); err != nil {
-		f.Close()
+	defer func() { err = errors.Join(err, f.Close()) }()
+	bw := bufio.NewWriter(f)
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(bw); err != nil {
 		return err
 	}
-	return f.Close()
+	return bw.Flush()
+}
+
+// newSoakPlot is a plot with the chart's fonts and a time axis to maxT.
+func newSoakPlot(title, yLabel string, maxT float64) *plot.Plot {
+	p := plot.New()
+	for _, f := range []*font.Font{&p.Title.TextStyle.Font, &p.X.Label.TextStyle.Font, &p.X.Tick.Label.Font, &p.Y.Label.TextStyle.Font, &p.Y.Tick.Label.Font} {
+		*f = font.From(soakSans, f.Size)
+	}
+	p.Title.Text = title
+	p.X.Label.Text = "time since the soak started (s)"
+	p.Y.Label.Text = yLabel
+	p.X.Min, p.X.Max, p.Y.Min = 0, maxT, 0
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+func newSoakLegend() plot.Legend {
+	l := plot.NewLegend()
+	l.Top, l.Left = true, true
+	l.TextStyle.Font = font.From(soakSans, 10)
+	l.ThumbnailWidth = vg.Points(24)
+	return l
+}
+
+// linePanel plots series (and extra, in black, if not nil) into p, with
+// their legend in l.
+func linePanel(p, l draw.Canvas, title, yLabel string, maxT float64, series []chartSeries, extra *chartSeries) error {
+	pl := newSoakPlot(title, yLabel, maxT)
+	legend := newSoakLegend()
+	add := func(s chartSeries, c color.Color) error {
+		pts := make(plotter.XYs, len(s.xs))
+		for i := range s.xs {
+			pts[i] = plotter.XY{X: s.xs[i], Y: s.ys[i]}
+		}
+		line, err := plotter.NewLine(pts)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+		line.Color, line.Width = c, vg.Points(1.5)
+		pl.Add(line)
+		legend.Add(s.name, line)
+		return nil
+	}
+	for i, s := range series {
+		if len(s.xs) == 0 {
+			continue
+		}
+		if err := add(s, soakPalette[i%len(soakPalette)]); err != nil {
+			return err
+		}
+	}
+	if extra != nil && len(extra.xs) > 0 {
+		if err := add(*extra, color.Black); err != nil {
+			return err
+		}
+	}
+	maxV := 1.0
+	for _, s := range append(series, chartSeries{ys: extraYs(extra)}) {
+		for _, y := range s.ys {
+			maxV = math.Max(maxV, y)
+		}
+	}
+	pl.Y.Max = maxV * 1.05
+	pl.Draw(p)
+	legend.Draw(l)
+	return nil
+}
+
+func extraYs(s *chartSeries) []float64 {
+	if s == nil {
+		return nil
+	}
+	return s.ys
+}
+
+// faultPanel draws one row of bars per fault kind, and a row of the
+// quiescent checks (green converged, red not), from pause to convergence.
+func faultPanel(p, l draw.Canvas, r *soakReport, maxT float64) error {
+	pl := newSoakPlot("Faults and quiescent checks", "", maxT)
+	kinds := sortedKeys(r.FaultsByKind)
+	labels := append(append([]string(nil), kinds...), "quiescent check")
+	var ticks []plot.Tick
+	for i, k := range labels {
+		ticks = append(ticks, plot.Tick{Value: float64(i), Label: k})
+	}
+	pl.Y.Tick.Marker = plot.ConstantTicks(ticks)
+	pl.Y.Min, pl.Y.Max = -0.7, float64(len(labels))-0.3
+	bar := func(y, from, to float64, c color.Color) error {
+		line, err := plotter.NewLine(plotter.XYs{{X: from, Y: y}, {X: math.Max(to, from+maxT/400), Y: y}})
+		if err != nil {
+			return err
+		}
+		line.Color, line.Width = c, vg.Points(9)
+		line.StepStyle = plotter.NoStep
+		pl.Add(line)
+		return nil
+	}
+	legend := newSoakLegend()
+	for i, k := range kinds {
+		c := soakPalette[i%len(soakPalette)]
+		for _, f := range r.Faults {
+			if f.Kind == k {
+				if err := bar(float64(i), f.Start, f.End, c); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	ok, failed := color.RGBA{0, 160, 0, 255}, color.RGBA{220, 0, 0, 255}
+	for _, q := range r.Quiescent {
+		c := ok
+		if !q.OK {
+			c = failed
+		}
+		if err := bar(float64(len(kinds)), q.At, q.At+q.ConvergedIn, c); err != nil {
+			return err
+		}
+	}
+	for _, e := range []struct {
+		name string
+		c    color.Color
+	}{{"quiescent check converged", ok}, {"quiescent check failed", failed}} {
+		t := &plotter.Line{}
+		t.Color, t.Width = e.c, vg.Points(6)
+		legend.Add(e.name, t)
+	}
+	pl.Draw(p)
+	legend.Draw(l)
+	return nil
 }
 
 // ratesOf turns a cumulative counter into per-second rates.
@@ -154,45 +275,4 @@ func ratesOf(samples []soakSample, get func(soakSample) (int64, bool), name stri
 		lastT, lastV, have = s.T, v, true
 	}
 	return cs
-}
-
-func drawChartPanel(img *image.RGBA, p *chartPanel, maxT float64) {
-	grey := color.RGBA{200, 200, 200, 255}
-	soakText(img, chartLeft, p.top-18, 2, color.Black, p.title)
-	soakRect(img, chartLeft, p.top, chartPlot, 1, grey)
-	soakRect(img, chartLeft, p.top+p.h, chartPlot, 1, grey)
-	soakRect(img, chartLeft, p.top, 1, p.h, grey)
-	p.maxV = math.Max(p.maxV, 1)
-	soakText(img, 4, p.top, 2, color.Black, fmt.Sprintf("%.0f", p.maxV))
-	soakText(img, 4, p.top+p.h-10, 2, color.Black, "0")
-	for i, s := range p.series {
-		c := soakPalette[i%len(soakPalette)]
-		drawSeries(img, p, s, maxT, c)
-		soakText(img, chartLeft+chartPlot+12, p.top+i*16, 2, c, s.name)
-	}
-	timeAxis(img, p.top+p.h+4, maxT)
-}
-
-func drawSeries(img *image.RGBA, p *chartPanel, s chartSeries, maxT float64, c color.Color) {
-	px := func(t float64) int { return chartLeft + int(t/maxT*chartPlot) }
-	py := func(v float64) int { return p.top + p.h - int(v/p.maxV*float64(p.h)) }
-	for i := 1; i < len(s.xs); i++ {
-		soakLine(img, px(s.xs[i-1]), py(s.ys[i-1]), px(s.xs[i]), py(s.ys[i]), c)
-	}
-}
-
-// timeAxis draws second ticks under a panel.
-func timeAxis(img *image.RGBA, y int, maxT float64) {
-	step := 10.0
-	for _, s := range []float64{10, 30, 60, 120, 300, 600} {
-		step = s
-		if maxT/s <= 12 {
-			break
-		}
-	}
-	for t := 0.0; t <= maxT; t += step {
-		x := chartLeft + int(t/maxT*chartPlot)
-		soakRect(img, x, y, 1, 4, color.Black)
-		soakText(img, x-4, y+6, 2, color.Black, fmt.Sprintf("%.0fs", t))
-	}
 }

@@ -22,7 +22,7 @@
 #                    BenchmarkReal*, a clientset against a realistic
 #                    server; one iteration each); default 3, 0 skips them.
 #                    FANOUT_REAL_* variables size them (see
-#                    contrib/clientgo/bench_realistic_*_test.go).
+#                    parity/clientgo/bench_realistic_*_test.go).
 #   BENCH_QUICK=1    a quick run (under 3 minutes on a quiet machine): one
 #                    pass of everything, clientgo and fanout only, real
 #                    scenarios at 10k Pods and 2k churn events.
@@ -48,7 +48,7 @@ mkdir -p "$out"
 
 echo "== building test binaries into $out"
 go test -c -o "$out/ring.test" ./ringbuffer/
-(cd contrib/clientgo && go test -c -o "$out/clientgo.test" .)
+(cd parity/clientgo && go test -c -o "$out/clientgo.test" .)
 
 load() { echo "$(date -u +%FT%TZ) $1: $(uptime | sed 's/.*load average/load average/')" | tee -a "$out/load.txt"; }
 
@@ -58,22 +58,22 @@ scenarios=${BENCH_SCENARIOS:-'^Benchmark(FanOut|StalledHandler|InitialList|Upstr
 for i in $(seq "$count"); do
   load "cheap pass $i/$count"
   "$out/ring.test" -test.run='^$' -test.bench="$cheap" -test.benchmem -test.count=1 | tee -a "$out/cheap.txt"
-  (cd contrib/clientgo && "$out/clientgo.test" -test.run='^$' -test.bench="$cheap" -test.benchmem -test.count=1) | tee -a "$out/cheap.txt"
+  (cd parity/clientgo && "$out/clientgo.test" -test.run='^$' -test.bench="$cheap" -test.benchmem -test.count=1) | tee -a "$out/cheap.txt"
 done
 for i in $(seq "$heavy"); do
   load "scenario pass $i/$heavy"
-  (cd contrib/clientgo && "$out/clientgo.test" -test.run='^$' -test.bench="$scenarios" -test.benchtime=1x -test.count=1 -test.timeout=30m) | tee -a "$out/heavy.txt"
+  (cd parity/clientgo && "$out/clientgo.test" -test.run='^$' -test.bench="$scenarios" -test.benchtime=1x -test.count=1 -test.timeout=30m) | tee -a "$out/heavy.txt"
 done
 realbench=${BENCH_REAL:-'^BenchmarkReal(InitialSync|Churn|Relist|ControllerManager)$'}
 for i in $(seq "$real"); do
   load "real-object pass $i/$real"
-  (cd contrib/clientgo && "$out/clientgo.test" -test.run='^$' -test.bench="$realbench" -test.benchtime=1x -test.count=1 -test.timeout=60m) | tee -a "$out/real.txt"
+  (cd parity/clientgo && "$out/clientgo.test" -test.run='^$' -test.bench="$realbench" -test.benchtime=1x -test.count=1 -test.timeout=60m) | tee -a "$out/real.txt"
 done
 load "done"
 
 # client-go first: every other column is compared with it.
 cols='/impl@(clientgo fanout fanout-classic fanout-inorder fanout-inorder-classic)'
-cd contrib/clientgo
+cd parity/clientgo
 for f in cheap heavy; do
   echo
   echo "== benchstat $f (raw: $out/$f.txt)"

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Runs client-go's own black-box tests of tools/cache against fanout's
 # informer package and prints the pass counts (see TestClientGoBlackBox in
-# contrib/clientgo/blackbox_test.go). client-go's test files are copied at
+# parity/clientgo/blackbox_test.go). client-go's test files are copied at
 # run time from the Go module cache; nothing of them is stored here.
 #
 #   hack/clientgo-blackbox.sh                 # v0.37.2 and v0.32.3
 #   hack/clientgo-blackbox.sh v0.30.14        # other versions
 set -euo pipefail
-cd "$(dirname "$0")/../contrib/clientgo"
+cd "$(dirname "$0")/../parity/clientgo"
 versions="${*:-v0.37.2 v0.32.3}"
 export FANOUT_CLIENTGO_BLACKBOX="${versions// /,}"
 go test -count=1 -timeout 60m -run '^TestClientGoBlackBox$' -v .

@@ -26,7 +26,7 @@ fuzz_one() {
   rm -f "$log"
   return 1
 }
-for m in . ./contrib/clientgo ./contrib/prometheus; do
+for m in . ./contrib/clientgo ./contrib/prometheus ./parity; do
   ( cd "$m"
     for pkg in $(go list ./...); do
       dir=$(go list -f '{{.Dir}}' "$pkg")

@@ -5,7 +5,7 @@ import "github.com/kfanout/fanout/deltafifo"
 type (
 	// FIFO is a queue of the latest object per key; see deltafifo.FIFO.
 	FIFO = deltafifo.FIFO
-	// ErrRequeue, returned by a PopProcessFunc, puts the popped item back
+	// ErrRequeue is returned by a PopProcessFunc to put the popped item back
 	// (client-go's contract up to v0.32); see deltafifo.ErrRequeue.
 	ErrRequeue = deltafifo.ErrRequeue
 )

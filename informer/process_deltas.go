@@ -45,6 +45,9 @@ func processKeyedDeltas(logger klog.Logger, handler ResourceEventHandler, store 
 			return nil
 		case Sync, Replaced, Added, Updated:
 			old, exists, err := upsert(store, c, key, keyed, obj)
+			if reportRefusal(logger, err) {
+				continue
+			}
 			if err != nil {
 				return err
 			}
@@ -150,10 +153,11 @@ func processReplacedAll(logger klog.Logger, handler ResourceEventHandler, store 
 		// store keys each object once, with the key function used
 		// below, and fails, unchanged, with the same KeyError on the
 		// first object without a key.
-		if err := c.Replace(info.Objects, info.ResourceVersion); err != nil {
+		objs, _, err := replaceRefusing(logger, c, info.Objects, info.ResourceVersion)
+		if err != nil {
 			return err
 		}
-		for _, obj := range info.Objects {
+		for _, obj := range objs {
 			handler.OnAdd(obj, isInInitialList)
 		}
 		return nil
@@ -184,13 +188,17 @@ func processReplacedAll(logger klog.Logger, handler ResourceEventHandler, store 
 			olds[i] = old
 		}
 	}
-	if err := store.Replace(info.Objects, info.ResourceVersion); err != nil {
+	_, refused, err := replaceRefusing(logger, store, info.Objects, info.ResourceVersion)
+	if err != nil {
 		return err
 	}
 	for _, t := range tombstones {
 		handler.OnDelete(t)
 	}
 	for i, obj := range info.Objects {
+		if refused != nil && refused[i] {
+			continue // refused
+		}
 		if olds[i] != nil {
 			handler.OnUpdate(olds[i], obj)
 		} else {

@@ -61,6 +61,14 @@ func (r *Reflector) watchTimeoutSeconds() int64 {
 	return int64(minS + rand.Float64()*(maxS-minS))
 }
 
+// errNilWatch is the error of a ListerWatcher whose Watch returned neither
+// a watch nor an error.
+var errNilWatch = errors.New("watch returned neither a watch nor an error")
+
+// shortWatch is the age under which a watch that ends without error is
+// taken as one that ended immediately and is retried after a backoff.
+const shortWatch = time.Second
+
 // watch applies the events of w (or of a new watch if w is nil) to the
 // store, and starts a new watch each time one ends normally or with a
 // retriable error. It returns nil when ctx is done or when the next step
@@ -70,6 +78,9 @@ func (r *Reflector) watchTimeoutSeconds() int64 {
 func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErr chan error) error {
 	logger := klog.FromContext(ctx)
 	retry := NewRetryWithDeadline(r.MaxInternalErrorRetryDuration, time.Minute, apierrors.IsInternalError, r.clock)
+	// shortRun counts the watches in a row that ended normally within
+	// shortWatch.
+	shortRun := 0
 	defer func() {
 		if w != nil {
 			w.Stop()
@@ -99,7 +110,20 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErr chan
 			}
 			var err error
 			w, err = r.listerWatcher.WatchWithContext(ctx, options)
+			if err == nil && w == nil {
+				err = errNilWatch
+			}
 			r.countWatch(err)
+			if errors.Is(err, errNilWatch) {
+				// A broken ListerWatcher: back off and watch again, as
+				// after a refused connection.
+				logger.Error(err, "Watch failed - backing off", "reflector", r.name, "type", r.typeDescription)
+				w = nil
+				if !r.sleep(ctx, r.delay()) {
+					return nil
+				}
+				continue
+			}
 			if err != nil {
 				if !isWatchErrorRetriable(err) {
 					return err
@@ -122,7 +146,24 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErr chan
 		w = nil // handleWatch stopped it
 		retry.After(err)
 		switch {
+		case err == nil && r.clock.Since(start) < shortWatch && shortRun > 0:
+			// A second watch in a row that ends normally this soon is not
+			// a server timeout (at least minWatchTimeout) but a proxy or
+			// server that closes every watch at once. Back off so that it
+			// is not reopened in a hot loop. A single early close, and a
+			// watch that ran longer, reconnect at once.
+			shortRun++
+			logger.V(2).Info("Watch ended immediately - backing off", "reflector", r.name, "type", r.typeDescription)
+			if !r.sleep(ctx, r.delay()) {
+				return nil
+			}
+			continue
 		case err == nil:
+			if r.clock.Since(start) < shortWatch {
+				shortRun = 1
+			} else {
+				shortRun = 0
+			}
 			continue
 		case errors.Is(err, errStopRequested):
 			return nil

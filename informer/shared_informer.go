@@ -20,14 +20,17 @@ import (
 type SharedInformer interface {
 	// AddEventHandler registers handler with the informer's default resync
 	// period. A handler added after Run first receives the current content
-	// of the cache as initial-list adds. It fails for a nil handler and
-	// once the informer has stopped.
+	// of the cache as initial-list adds. It fails for a nil handler
+	// (also a typed nil pointer, or a FilteringResourceEventHandler
+	// around one, which would panic at delivery) and once the informer
+	// has stopped.
 	AddEventHandler(handler ResourceEventHandler) (ResourceEventHandlerRegistration, error)
 	// AddEventHandlerWithResyncPeriod is AddEventHandler with the
 	// handler's own resync period (at least one second; it cannot be
 	// shorter than the informer's check period once the informer runs,
 	// and there is no resync at all when the informer was created with
-	// period 0).
+	// period 0). A negative period is accepted, as in client-go: it
+	// resyncs at the informer's check period.
 	AddEventHandlerWithResyncPeriod(handler ResourceEventHandler, resyncPeriod time.Duration) (ResourceEventHandlerRegistration, error)
 	// AddEventHandlerWithOptions is AddEventHandler with options.
 	AddEventHandlerWithOptions(handler ResourceEventHandler, options HandlerOptions) (ResourceEventHandlerRegistration, error)
@@ -122,8 +125,8 @@ type HandlerOptions struct {
 	// Workers, when more than 1, calls the handler on that many goroutines:
 	// notifications for one object key stay in order on one worker,
 	// different keys run concurrently. The registration is synced once
-	// every initial-list OnAdd has returned, on whichever worker. Negative
-	// is an error.
+	// every initial-list OnAdd has returned, on whichever worker. Negative,
+	// or more than listener.MaxWorkers (1024), is an error.
 	Workers int
 	// RecoverPanics recovers a handler panic instead of crashing the
 	// process: it is logged with the handler name and object key and

@@ -3,6 +3,7 @@ package informer
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/kfanout/fanout/internal/informermetrics"
@@ -108,18 +109,24 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 	return l, nil
 }
 
-// isNilHandler reports a nil interface or a typed nil pointer.
+// isNilHandler reports a handler that would panic at its first delivery:
+// a nil interface, a nil pointer of any type (its methods may have value
+// receivers, which dereference it), and a FilteringResourceEventHandler
+// whose Handler is such a handler. A nil func handler type is reported too.
+// A nil pointer whose methods all accept a nil receiver is rejected as
+// well: the informer cannot tell it from one that panics.
 func isNilHandler(h ResourceEventHandler) bool {
-	if h == nil {
-		return true
-	}
 	switch v := h.(type) {
-	case *ResourceEventHandlerFuncs:
-		return v == nil
-	case *ResourceEventHandlerDetailedFuncs:
-		return v == nil
+	case nil:
+		return true
 	case *FilteringResourceEventHandler:
-		return v == nil
+		return v == nil || isNilHandler(v.Handler)
+	case FilteringResourceEventHandler:
+		return isNilHandler(v.Handler)
+	}
+	switch rv := reflect.ValueOf(h); rv.Kind() {
+	case reflect.Pointer, reflect.Func:
+		return rv.IsNil()
 	}
 	return false
 }

@@ -48,7 +48,7 @@ func (s *storeIndex) plan(key string, oldObj, newObj any) ([]indexChange, error)
 			if err != nil {
 				clear(changes)
 				s.scratch = changes[:0]
-				return nil, fmt.Errorf("unable to calculate an index entry for key %q on index %q: %w", key, name, err)
+				return nil, &indexRefusal{key: key, index: name, err: err}
 			}
 			c.new = values
 		}
@@ -120,7 +120,7 @@ func buildIndices(items map[string]any, indexers Indexers) (Indices, error) {
 			}
 			values, err := fn(obj)
 			if err != nil {
-				return nil, fmt.Errorf("unable to calculate an index entry for key %q on index %q: %w", key, name, err)
+				return nil, &indexRefusal{key: key, index: name, err: err}
 			}
 			for _, value := range values {
 				set := idx[value]
@@ -175,3 +175,16 @@ func (s *storeIndex) values(indexName string) []string {
 func noIndexError(indexName string) error {
 	return fmt.Errorf("Index with name %s does not exist", indexName) //nolint:staticcheck // client-go's wording
 }
+
+// indexRefusal is the error of an index function that refused the object
+// stored under key.
+type indexRefusal struct {
+	key, index string
+	err        error
+}
+
+func (e *indexRefusal) Error() string {
+	return fmt.Sprintf("unable to calculate an index entry for key %q on index %q: %v", e.key, e.index, e.err)
+}
+
+func (e *indexRefusal) Unwrap() error { return e.err }

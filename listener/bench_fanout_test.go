@@ -28,7 +28,7 @@ type paddedCounter struct {
 // BenchmarkProcessorFanOut distributes b.N updates to 1, 10 and 100
 // handlers on each engine variant and waits until every handler has had
 // them all: the listener layer alone, without an informer upstream. It
-// compares fanout's engines with each other (contrib/clientgo's FanOut
+// compares fanout's engines with each other (parity/clientgo's FanOut
 // compares whole informers with client-go). cpu-ns/delivery is process CPU
 // (all goroutines, GC included) per handler call; ns/op is wall time per
 // distributed update.

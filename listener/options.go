@@ -38,7 +38,7 @@ type Options struct {
 	MaxPending int
 	// Workers, when more than 1, calls the handler on that many goroutines;
 	// notifications with the same KeyFunc key go to the same worker, in
-	// order. Negative is an error.
+	// order. Negative, or more than MaxWorkers, is an error.
 	Workers int
 	// RecoverPanics recovers a handler panic: it is logged with the handler
 	// name and object key and counted, an initial-list add still counts as
@@ -76,7 +76,8 @@ type Binding struct {
 	// RequestedResyncPeriod is the resync period the handler asked for,
 	// after the informer's minimum was applied. It is kept so that
 	// [Processor.ResyncCheckPeriodChanged] can recompute ResyncPeriod.
-	// Negative is an error.
+	// Negative is accepted, as client-go accepts it: like any period
+	// below the check period, it resyncs at the check period.
 	RequestedResyncPeriod time.Duration
 	// ResyncPeriod is the period actually used, normally
 	// DetermineResyncPeriod(RequestedResyncPeriod, the informer's check
@@ -101,6 +102,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("MaxPending must not be negative, got %d", o.MaxPending)
 	case o.Workers < 0:
 		return fmt.Errorf("Workers must not be negative, got %d", o.Workers)
+	case o.Workers > MaxWorkers:
+		return fmt.Errorf("Workers must be at most %d, got %d", MaxWorkers, o.Workers)
 	case o.Overflow < OverflowGrow || o.Overflow > OverflowBlock:
 		return fmt.Errorf("unknown overflow policy %v", o.Overflow)
 	case o.Engine != EngineDirect && o.Engine != EngineClassic && o.Engine != engineDirectQueue:
@@ -121,7 +124,7 @@ func (b *Binding) validate() error {
 	switch {
 	case b.UpstreamHasSynced == nil:
 		return errors.New("Binding.UpstreamHasSynced is nil")
-	case b.RequestedResyncPeriod < 0 || b.ResyncPeriod < 0:
+	case b.ResyncPeriod < 0:
 		return fmt.Errorf("negative resync period (requested %v, effective %v)", b.RequestedResyncPeriod, b.ResyncPeriod)
 	}
 	return nil
@@ -131,3 +134,12 @@ func (b *Binding) validate() error {
 func (o *Options) needsDirect() bool {
 	return o.Overflow != OverflowGrow || o.Workers > 1 || o.RecoverPanics
 }
+
+// MaxWorkers is the largest Options.Workers. Each worker is a goroutine
+// with its own queue, started with the handler and kept for its lifetime,
+// and all of them are fed by the one goroutine of the informer's delivery
+// stream: far below this bound that feed, not the number of workers, limits
+// throughput. 1024 leaves room for handlers that wait on slow remote calls
+// while refusing, at registration, a typo such as 100000 that would start a
+// hundred thousand goroutines.
+const MaxWorkers = 1024

@@ -54,6 +54,7 @@ func TestInvalidOptions(t *testing.T) {
 	}{
 		{Options{MaxPending: -1}, "MaxPending must not be negative"},
 		{Options{Workers: -1}, "Workers must not be negative"},
+		{Options{Workers: 1025, KeyFunc: func(any) (string, error) { return "", nil }}, "Workers must be at most 1024"},
 		{Options{Overflow: 7}, "unknown overflow policy"},
 		{Options{Overflow: OverflowBlock}, "MaxPending must be > 0 with OverflowBlock"},
 		{Options{Overflow: OverflowCoalesce}, "OverflowCoalesce needs a KeyFunc"},

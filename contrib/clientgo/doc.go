@@ -1,3 +1,3 @@
-// Package clientgo adapts fanout informers to client-go's types and holds the
-// differential tests and side-by-side benchmarks against client-go.
+// Package clientgo adapts fanout informers to client-go's types. The tests
+// that compare it with client-go live in the parity module.
 package clientgo

@@ -89,13 +89,6 @@ func (s *fakeSource) counts() (lists, watches int) {
 	return s.lists, s.watches
 }
 
-// watching reports whether a watch is open.
-func (s *fakeSource) watching() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w != nil
-}
-
 // put creates or replaces ns/name with data at a new resource version and
 // tells the open watch unless silent.
 func (s *fakeSource) put(ns, name, data string, silent bool) {
@@ -152,17 +145,6 @@ func (s *fakeSource) expire() {
 	s.w = nil
 }
 
-// closeWatch closes the open watch without an error.
-func (s *fakeSource) closeWatch() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.w == nil {
-		return
-	}
-	s.w.Stop()
-	s.w = nil
-}
-
 // setListError makes List fail with err (nil to succeed again).
 func (s *fakeSource) setListError(err error) {
 	s.mu.Lock()
@@ -172,15 +154,3 @@ func (s *fakeSource) setListError(err error) {
 
 // configMaps is the resource listers use in tests.
 var configMaps = schema.GroupResource{Resource: "configmaps"}
-
-// keys returns the sorted keys of the source's objects.
-func (s *fakeSource) keys() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]string, 0, len(s.objs))
-	for k := range s.objs {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}

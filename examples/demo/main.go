@@ -179,7 +179,7 @@ func (s *source) next(initial bool) listener.Notification {
 		for exists { // the initial list holds distinct keys
 			key = fmt.Sprintf("k%02d", s.rnd.IntN(numKeys))
 			obj = fmt.Sprintf("%s@%d", key, s.rv)
-			old, exists = s.state[key]
+			_, exists = s.state[key]
 		}
 		s.state[key] = obj
 		return listener.NewAdd(obj, true)

@@ -56,11 +56,12 @@ func TestDebugPageInBrowser(t *testing.T) {
 	cfg.Objects = 200
 	cfg.Rate = 1000
 	cfg.Debug = page
+	cfg.Runs = []string{demo.RunDefaults} // the page shows fanout's informers only
 	ctx, cancel := context.WithCancel(t.Context())
 	var wg sync.WaitGroup
 	var runErr error
 	wg.Go(func() {
-		_, runErr = demo.Run(ctx, cfg, newDemoSource, discard{}, filepath.Join(t.TempDir(), "chart.svg"))
+		_, runErr = demo.Run(ctx, cfg, newDemoSource, discard{}, filepath.Join(t.TempDir(), "chart.png"))
 	})
 	defer func() {
 		cancel()

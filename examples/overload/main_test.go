@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"image/png"
 	"io"
 	"os"
 	"path/filepath"
@@ -33,8 +34,8 @@ func tinyConfig() demo.Config {
 	}
 }
 
-// TestDemoTinyRun runs both scenarios on a tiny source and checks the
-// table, the counters and the chart.
+// TestDemoTinyRun runs the three scenarios on a tiny source and checks
+// the table, the counters and the chart.
 func TestDemoTinyRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the demo for a few seconds")
@@ -42,25 +43,33 @@ func TestDemoTinyRun(t *testing.T) {
 	cfg := tinyConfig()
 	var progress, out bytes.Buffer
 	cfg.Progress = &progress
-	chart := filepath.Join(t.TempDir(), "chart.svg")
+	chart := filepath.Join(t.TempDir(), "chart.png")
 	results, err := demo.Run(context.Background(), cfg, newDemoSource, &out, chart)
 	if err != nil {
 		t.Fatalf("runDemo: %v\n%s", err, out.String())
 	}
 	t.Logf("demo output:\n%s", out.String())
 
-	if len(results) != 2 {
-		t.Fatalf("got %d results, want 2", len(results))
+	if len(results) != 3 {
+		t.Fatalf("got %d results, want 3", len(results))
 	}
-	grow, coalesce := results[0], results[1]
-	if grow.Skipped != "" {
-		t.Fatalf("the client-go run was skipped: %s", grow.Skipped)
+	clientGo, defaults, coalesce := results[0], results[1], results[2]
+	if want := "client-go v0.37.2"; clientGo.Title != want {
+		t.Errorf("first run titled %q, want %q", clientGo.Title, want)
 	}
-	checkRun(t, cfg, grow)
-	// The stalled handler blocked in its first initial-list add while
-	// every other notification queued behind it.
-	if got, min := grow.Handlers[demo.Stalled].MaxBacklog, int64(cfg.Objects+cfg.MaxPending); got <= min {
-		t.Errorf("client-go run: stalled max backlog %d, want it to grow past %d", got, min)
+	for _, r := range []*demo.Result{clientGo, defaults} {
+		if r.Skipped != "" {
+			t.Fatalf("the %s run was skipped: %s", r.Title, r.Skipped)
+		}
+		checkRun(t, cfg, r)
+		// The stalled handler blocked in its first initial-list add while
+		// every other notification queued behind it.
+		if got, min := r.Handlers[demo.Stalled].MaxBacklog, int64(cfg.Objects+cfg.MaxPending); got <= min {
+			t.Errorf("%s run: stalled max backlog %d, want it to grow past %d", r.Title, got, min)
+		}
+	}
+	if got := clientGo.Handlers[demo.Stalled].Coalesced; got != -1 {
+		t.Errorf("client-go run: stalled coalesced %d, want -1 (client-go cannot coalesce)", got)
 	}
 
 	if coalesce.Skipped != "" {
@@ -79,16 +88,17 @@ func TestDemoTinyRun(t *testing.T) {
 	table := out.String()
 	header := ""
 	for line := range strings.Lines(table) {
-		if strings.Contains(line, grow.Title) && strings.Contains(line, coalesce.Title) {
+		if strings.Contains(line, clientGo.Title) && strings.Contains(line, defaults.Title) && strings.Contains(line, coalesce.Title) {
 			header = line
 			break
 		}
 	}
 	if header == "" {
-		t.Errorf("no table header naming both runs (%q, %q)", grow.Title, coalesce.Title)
+		t.Errorf("no table header naming the three runs (%q, %q, %q)", clientGo.Title, defaults.Title, coalesce.Title)
 	}
 	for _, row := range []string{"events produced", "fast delivered / max backlog", "slow delivered / max backlog",
-		"stalled delivered / max backlog", "peak heap", "heap after stop (after GC)", "chart: " + chart} {
+		"stalled delivered / max backlog", "stalled notifications coalesced", "n/a", "peak heap",
+		"heap after stop (after GC)", "chart: " + chart} {
 		if !strings.Contains(table, row) {
 			t.Errorf("output lacks %q", row)
 		}
@@ -97,7 +107,7 @@ func TestDemoTinyRun(t *testing.T) {
 		t.Errorf("no progress line in %q", progress.String())
 	}
 
-	checkSVG(t, chart, 4) // heap and stalled backlog, for both runs
+	checkPNG(t, chart)
 }
 
 // checkRun checks the counters every completed run must show.
@@ -121,21 +131,20 @@ func checkRun(t *testing.T, cfg demo.Config, r *demo.Result) {
 	}
 }
 
-// checkSVG parses the chart as XML and counts its polylines (one per run
-// and panel).
-func checkSVG(t *testing.T, path string, wantPolylines int) {
+// checkPNG checks that the chart is a PNG image of the demo's size.
+func checkPNG(t *testing.T, path string) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	root, polylines, err := demo.ChartSummary(f)
+	img, err := png.Decode(f)
 	if err != nil {
-		t.Fatalf("chart is not well-formed XML: %v", err)
+		t.Fatalf("chart is not a PNG: %v", err)
 	}
-	if root != "svg" || polylines != wantPolylines {
-		t.Errorf("chart: root <%s> with %d polylines, want <svg> with %d", root, polylines, wantPolylines)
+	if b := img.Bounds(); b.Dx() < 800 || b.Dy() < 600 {
+		t.Errorf("chart is %dx%d pixels, want at least 800x600", b.Dx(), b.Dy())
 	}
 }
 
@@ -150,11 +159,12 @@ func TestConfigValidate(t *testing.T) {
 		{"rate", func(c *demo.Config) { c.Rate = -5 }, "rate must be at least 1 update per second, got -5"},
 		{"duration", func(c *demo.Config) { c.Duration = 0 }, "duration must be positive, got 0s"},
 		{"max-pending", func(c *demo.Config) { c.MaxPending = -1 }, "max-pending must not be negative, got -1"},
+		{"runs", func(c *demo.Config) { c.Runs = []string{"grow"} }, `unknown run "grow", want one of client-go, defaults, coalesce`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := defaultConfig()
 			tc.change(&cfg)
-			_, err := demo.Run(context.Background(), cfg, newDemoSource, io.Discard, filepath.Join(t.TempDir(), "x.svg"))
+			_, err := demo.Run(context.Background(), cfg, newDemoSource, io.Discard, filepath.Join(t.TempDir(), "x.png"))
 			if err == nil || err.Error() != tc.want {
 				t.Errorf("got error %v, want %q", err, tc.want)
 			}

@@ -2,11 +2,11 @@
 // real kube-apiserver instead of the simulated source: `make demo-cluster`
 // starts etcd and kube-apiserver on loopback and runs it.
 //
-// It creates a namespace with -objects ConfigMaps, then runs the demo's two
-// runs (client-go's behaviour, then coalescing): a fanout informer on a
-// client-go ListWatch with three handlers (fast, slow, stalled) while
-// -workers clients patch the ConfigMaps through the API at -rate updates
-// per second. It prints the same progress lines, table and chart path as
+// It creates a namespace with -objects ConfigMaps, then runs the demo's
+// three runs (client-go's own informer, fanout's with its defaults, fanout's
+// with coalescing): an informer on a ListWatch of client-go's REST client
+// with three handlers (fast, slow, stalled) while -workers clients patch the
+// ConfigMaps through the API at -rate updates per second. It prints the same progress lines, table and chart path as
 // `make demo`, and deletes the namespace at the end.
 //
 // The heap it reports is this process's: the informer's, plus the update
@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -36,7 +37,7 @@ func main() {
 		Objects:    2000,
 		Rate:       500,
 		Payload:    256,
-		Duration:   30 * time.Second,
+		Duration:   20 * time.Second,
 		SlowDelay:  200 * time.Millisecond,
 		MaxPending: 1000,
 		Drain:      10 * time.Second,
@@ -52,10 +53,12 @@ func main() {
 	flag.DurationVar(&cfg.SlowDelay, "slow-delay", cfg.SlowDelay, "time the slow handler spends on each notification")
 	flag.IntVar(&cfg.MaxPending, "max-pending", cfg.MaxPending, "MaxPending of the slow and stalled handlers in the coalescing run")
 	flag.DurationVar(&cfg.Drain, "drain", cfg.Drain, "how long the stalled handler may drain after it is released")
-	out := flag.String("out", filepath.Join(os.TempDir(), "fanout-overload-cluster.svg"), "where to write the chart (SVG)")
+	out := flag.String("out", filepath.Join(os.TempDir(), "fanout-overload-cluster.png"), "where to write the chart (PNG)")
+	runs := flag.String("runs", strings.Join(demo.AllRuns, ","), "comma-separated runs to make, in this order: "+strings.Join(demo.AllRuns, ", "))
 	metricsAddr := flag.String("metrics-addr", "", "if set, serve the handlers' stats at http://ADDR/metrics (Prometheus text format) while the demo runs")
 	debugAddr := flag.String("debug-addr", "127.0.0.1:0", "serve the live debug page at http://ADDR"+demo.DebugPath+" while the demo runs; empty: no page")
 	flag.Parse()
+	cfg.Runs = strings.Split(*runs, ",")
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

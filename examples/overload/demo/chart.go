@@ -2,162 +2,213 @@ package demo
 
 import (
 	"bufio"
-	"bytes"
-	"encoding/xml"
 	"fmt"
+	"image/color"
 	"io"
 	"math"
-	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
-// Chart geometry, in SVG user units.
+// Chart size and layout.
 const (
-	chartWidth   = 960
-	marginLeft   = 90
-	marginRight  = 30
-	marginTop    = 100 // title and legend
-	panelHeight  = 250
-	panelGap     = 70
-	marginBottom = 50
-	plotWidth    = chartWidth - marginLeft - marginRight
-	chartHeight  = marginTop + 2*panelHeight + panelGap + marginBottom
+	chartWidth  = 10 * vg.Inch
+	chartHeight = 8 * vg.Inch
+	chartDPI    = 96
+	// headerHeight holds the title and, below it, the legend: outside
+	// both plots, so that it covers no data.
+	headerHeight = 1.3 * vg.Inch
 )
 
-// runColors colours the runs in order: client-go red, coalescing blue.
-var runColors = []string{"#d62728", "#1f77b4", "#2ca02c", "#9467bd"}
+// RunColors colours the runs in the order Run makes them: client-go red,
+// fanout's defaults orange, coalescing blue.
+var RunColors = []color.RGBA{
+	{R: 0xd6, G: 0x27, B: 0x28, A: 0xff},
+	{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff},
+	{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
+	{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff},
+}
 
 // panel is one plot: a value per sample against time.
 type panel struct {
-	title string
-	unit  func(v float64) string // tick label
-	value func(s Sample) float64
-	top   float64 // y of the plot's top edge
+	title, yLabel string
+	ticks         plot.Ticker
+	value         func(s Sample) float64
+}
+
+// drawn is one run on the chart, with its colour.
+type drawn struct {
+	r     *Result
+	color color.Color
 }
 
 // writeChart draws, for every run that ran, the heap and the stalled
-// handler's backlog over time as an SVG document.
+// handler's backlog over time as a PNG image.
 func writeChart(w io.Writer, results []*Result) error {
-	var ran []*Result
-	var colors []string
-	maxT := 1.0
+	var ran []drawn
 	for i, r := range results {
 		if r.Skipped != "" || len(r.Samples) == 0 {
 			continue
 		}
-		ran = append(ran, r)
-		colors = append(colors, runColors[i%len(runColors)])
-		maxT = max(maxT, r.Samples[len(r.Samples)-1].At.Seconds())
+		ran = append(ran, drawn{r, RunColors[i%len(RunColors)]})
 	}
 	panels := []panel{
 		{
-			title: "heap (MiB)",
-			unit:  func(v float64) string { return trimFloat(v) },
-			value: func(s Sample) float64 { return s.HeapMiB },
-			top:   marginTop,
+			title:  "Heap",
+			yLabel: "heap in use (MiB)",
+			ticks:  plot.DefaultTicks{},
+			value:  func(s Sample) float64 { return s.HeapMiB },
 		},
 		{
-			title: "stalled handler backlog (pending notifications)",
-			unit:  countLabel,
-			value: func(s Sample) float64 { return float64(s.Backlog[Stalled]) },
-			top:   marginTop + panelHeight + panelGap,
+			title:  "Stalled handler's backlog",
+			yLabel: "pending notifications",
+			ticks:  countTicks{},
+			value:  func(s Sample) float64 { return float64(s.Backlog[Stalled]) },
 		},
 	}
 
-	var b bytes.Buffer
-	fmt.Fprintf(&b, `<?xml version="1.0" encoding="UTF-8"?>`+"\n")
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n",
-		chartWidth, chartHeight, chartWidth, chartHeight)
-	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", chartWidth, chartHeight)
-	text(&b, chartWidth/2, 24, "middle", 16, "fanout overload demo: client-go's unbounded buffer vs coalescing")
-	legend(&b, ran, colors)
+	img := vgimg.NewWith(vgimg.UseWH(chartWidth, chartHeight), vgimg.UseDPI(chartDPI), vgimg.UseBackgroundColor(color.White))
+	c := draw.New(img)
+	header := draw.Crop(c, 0, 0, chartHeight-headerHeight, 0)
+	body := draw.Crop(c, 0, 0, 0, -headerHeight)
+	drawHeader(header, "fanout overload demo: the same load and handlers on client-go and fanout", ran)
 	if len(ran) == 0 {
-		text(&b, chartWidth/2, chartHeight/2, "middle", 14, "no run produced samples")
+		centered(body, "no run produced samples", 14)
+	} else {
+		half := (chartHeight - headerHeight) / 2
+		for i, p := range panels {
+			pl, err := panelPlot(p, ran)
+			if err != nil {
+				return err
+			}
+			top := vg.Length(i) * half
+			pl.Draw(draw.Crop(body, vg.Points(8), -vg.Points(16), half*vg.Length(1-i)+vg.Points(6), -top))
+		}
 	}
-	for _, p := range panels {
-		drawPanel(&b, p, ran, colors, maxT)
-	}
-	b.WriteString("</svg>\n")
 	bw := bufio.NewWriter(w)
-	if _, err := bw.Write(b.Bytes()); err != nil {
-		return err
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(bw); err != nil {
+		return fmt.Errorf("chart: %w", err)
 	}
 	return bw.Flush()
 }
 
-func legend(b *bytes.Buffer, ran []*Result, colors []string) {
-	x := float64(marginLeft)
-	for i, r := range ran {
-		fmt.Fprintf(b, `<line x1="%.1f" y1="50" x2="%.1f" y2="50" stroke="%s" stroke-width="3"/>`+"\n", x, x+30, colors[i])
-		text(b, x+36, 54, "start", 12, r.Title)
-		x += 60 + 7*float64(len(r.Title))
-	}
-	fmt.Fprintf(b, `<line x1="%.1f" y1="50" x2="%.1f" y2="50" stroke="#555" stroke-dasharray="5,4"/>`+"\n", x, x+30)
-	text(b, x+36, 54, "start", 12, "load ends, stalled handler released")
-}
-
-func drawPanel(b *bytes.Buffer, p panel, ran []*Result, colors []string, maxT float64) {
+// panelPlot plots p's value of every run against time, with a dashed
+// line where each run's load ended.
+func panelPlot(p panel, ran []drawn) (*plot.Plot, error) {
+	pl := plot.New()
+	sansSerif(pl)
+	pl.Title.Text = p.title
+	pl.Title.TextStyle.Font.Size = 14
+	pl.X.Label.Text = "time since the load started (s)"
+	pl.Y.Label.Text = p.yLabel
+	pl.Y.Tick.Marker = p.ticks
+	pl.Y.Min = 0
+	pl.X.Min = 0
+	pl.Add(plotter.NewGrid())
 	maxV := 0.0
-	for _, r := range ran {
-		for _, s := range r.Samples {
+	for _, d := range ran {
+		for _, s := range d.r.Samples {
 			maxV = max(maxV, p.value(s))
 		}
 	}
-	yStep := niceStep(maxV)
-	yMax := math.Max(yStep, math.Ceil(maxV/yStep)*yStep)
-	tStep := niceStep(maxT)
-	tMax := math.Ceil(maxT/tStep) * tStep
-	x := func(t float64) float64 { return marginLeft + t/tMax*plotWidth }
-	y := func(v float64) float64 { return p.top + panelHeight - v/yMax*panelHeight }
-	bottom := p.top + panelHeight
-
-	text(b, marginLeft, p.top-10, "start", 13, p.title)
-	for v := 0.0; v <= yMax+yStep/2; v += yStep {
-		fmt.Fprintf(b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#e5e5e5"/>`+"\n", marginLeft, y(v), marginLeft+plotWidth, y(v))
-		text(b, marginLeft-8, y(v)+4, "end", 11, p.unit(v))
-	}
-	for t := 0.0; t <= tMax+tStep/2; t += tStep {
-		fmt.Fprintf(b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#333"/>`+"\n", x(t), bottom, x(t), bottom+5)
-		text(b, x(t), bottom+18, "middle", 11, trimFloat(t)+" s")
-	}
-	fmt.Fprintf(b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#333"/>`+"\n", marginLeft, p.top, marginLeft, bottom)
-	fmt.Fprintf(b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#333"/>`+"\n", marginLeft, bottom, marginLeft+plotWidth, bottom)
-	text(b, marginLeft+plotWidth/2, bottom+36, "middle", 12, "time since the load started")
-
-	for i, r := range ran {
-		fmt.Fprintf(b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-dasharray="5,4" opacity="0.7"/>`+"\n",
-			x(r.LoadEnd.Seconds()), p.top, x(r.LoadEnd.Seconds()), bottom, colors[i])
-		var pts strings.Builder
-		for j, s := range r.Samples {
-			if j > 0 {
-				pts.WriteByte(' ')
-			}
-			fmt.Fprintf(&pts, "%.1f,%.1f", x(s.At.Seconds()), y(p.value(s)))
+	maxV = math.Max(maxV, 1)
+	for _, d := range ran {
+		pts := make(plotter.XYs, len(d.r.Samples))
+		for j, s := range d.r.Samples {
+			pts[j] = plotter.XY{X: s.At.Seconds(), Y: p.value(s)}
 		}
-		fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>`+"\n", colors[i], pts.String())
+		line, err := plotter.NewLine(pts)
+		if err != nil {
+			return nil, fmt.Errorf("chart: %s: %w", d.r.Title, err)
+		}
+		line.Color = d.color
+		line.Width = vg.Points(2)
+		end := loadEndLine(d.r.LoadEnd.Seconds(), maxV, d.color)
+		pl.Add(end, line)
+	}
+	pl.Y.Max = maxV * 1.05
+	return pl, nil
+}
+
+// loadEndLine is the dashed vertical line at time t, from 0 to top.
+func loadEndLine(t, top float64, c color.Color) *plotter.Line {
+	l := &plotter.Line{XYs: plotter.XYs{{X: t, Y: 0}, {X: t, Y: top}}}
+	l.Color = c
+	l.Width = vg.Points(1)
+	l.Dashes = []vg.Length{vg.Points(5), vg.Points(4)}
+	return l
+}
+
+// drawHeader writes the title and the legend: one entry per run, then the
+// dashed load-end line.
+func drawHeader(c draw.Canvas, title string, ran []drawn) {
+	sty := textStyle(16)
+	sty.XAlign = draw.XCenter
+	sty.YAlign = draw.YTop
+	c.FillText(sty, vg.Point{X: c.Center().X, Y: c.Max.Y - vg.Points(10)}, title)
+
+	legend := plot.NewLegend()
+	legend.Top, legend.Left = true, true
+	legend.TextStyle.Font = font.From(sans, 12)
+	legend.ThumbnailWidth = vg.Points(30)
+	for _, d := range ran {
+		l := &plotter.Line{}
+		l.Color, l.Width = d.color, vg.Points(2)
+		legend.Add(d.r.Title, l)
+	}
+	legend.Add("load ends, stalled handler released (dashed, in the run's colour)",
+		loadEndLine(0, 0, color.Gray{Y: 0x55}))
+	legend.Draw(draw.Crop(c, vg.Points(70), 0, 0, -vg.Points(36)))
+}
+
+// centered writes s in the middle of c.
+func centered(c draw.Canvas, s string, size vg.Length) {
+	sty := textStyle(size)
+	sty.XAlign, sty.YAlign = draw.XCenter, draw.YCenter
+	c.FillText(sty, c.Center(), s)
+}
+
+// sans is the charts' typeface, from the Liberation fonts gonum/plot
+// embeds.
+var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+// sansSerif sets every text of pl in sans, keeping the default sizes.
+func sansSerif(pl *plot.Plot) {
+	for _, f := range []*font.Font{
+		&pl.Title.TextStyle.Font, &pl.Legend.TextStyle.Font,
+		&pl.X.Label.TextStyle.Font, &pl.X.Tick.Label.Font,
+		&pl.Y.Label.TextStyle.Font, &pl.Y.Tick.Label.Font,
+	} {
+		*f = font.From(sans, f.Size)
 	}
 }
 
-// text writes an escaped text element.
-func text(b *bytes.Buffer, x, y float64, anchor string, size int, s string) {
-	fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="%s" font-size="%d">`, x, y, anchor, size)
-	_ = xml.EscapeText(b, []byte(s)) // writing to a bytes.Buffer cannot fail
-	b.WriteString("</text>\n")
+func textStyle(size vg.Length) text.Style {
+	return text.Style{
+		Color:   color.Black,
+		Font:    font.From(sans, size),
+		Handler: plot.DefaultTextHandler,
+	}
 }
 
-// niceStep returns a tick step of 1, 2 or 5 times a power of ten that
-// divides [0, maxV] into at most about six intervals.
-func niceStep(maxV float64) float64 {
-	if maxV <= 0 || math.IsNaN(maxV) || math.IsInf(maxV, 0) {
-		return 1
-	}
-	raw := maxV / 5
-	pow := math.Pow(10, math.Floor(math.Log10(raw)))
-	for _, m := range []float64{1, 2, 5, 10} {
-		if m*pow >= raw {
-			return m * pow
+// countTicks are the default ticks labelled with a k or M suffix.
+type countTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (countTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = countLabel(ticks[i].Value)
 		}
 	}
-	return 10 * pow
+	return ticks
 }
 
 // trimFloat formats v without needless decimals.

@@ -12,14 +12,19 @@ import (
 	"github.com/kfanout/fanout/informer"
 )
 
+// handlerFuncs are a handler's callbacks. Both libraries take them: fanout
+// as they are, client-go converted to its own ResourceEventHandlerFuncs,
+// which has the same fields.
+type handlerFuncs = informer.ResourceEventHandlerFuncs
+
 // fastHandler does nothing but count. Its update count tells the source
 // how far the informer itself has got.
 type fastHandler struct {
 	updates atomic.Uint64
 }
 
-func (h *fastHandler) funcs() informer.ResourceEventHandlerFuncs {
-	return informer.ResourceEventHandlerFuncs{
+func (h *fastHandler) funcs() handlerFuncs {
+	return handlerFuncs{
 		UpdateFunc: func(_, _ any) { h.updates.Add(1) },
 	}
 }
@@ -41,8 +46,8 @@ func (h *slowHandler) wait() {
 	}
 }
 
-func (h *slowHandler) funcs() informer.ResourceEventHandlerFuncs {
-	return informer.ResourceEventHandlerFuncs{
+func (h *slowHandler) funcs() handlerFuncs {
+	return handlerFuncs{
 		AddFunc:    func(any) { h.wait() },
 		UpdateFunc: func(_, _ any) { h.wait() },
 		DeleteFunc: func(any) { h.wait() },
@@ -78,8 +83,8 @@ func (h *stalledHandler) handle(obj any) {
 	h.latest[cm.Name] = rv
 }
 
-func (h *stalledHandler) funcs() informer.ResourceEventHandlerFuncs {
-	return informer.ResourceEventHandlerFuncs{
+func (h *stalledHandler) funcs() handlerFuncs {
+	return handlerFuncs{
 		AddFunc:    h.handle,
 		UpdateFunc: func(_, obj any) { h.handle(obj) },
 	}

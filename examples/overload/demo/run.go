@@ -8,6 +8,8 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/kfanout/fanout/debugpage"
@@ -30,6 +32,8 @@ type Config struct {
 	Live     *LiveStats // receives each scenario's registrations for /metrics; none if nil
 	// Debug shows each scenario's informer while it runs; none if nil.
 	Debug *debugpage.Page
+	// Runs selects runs by name (see AllRuns); all of them when empty.
+	Runs []string
 }
 
 // Validate returns a clear error for a Config the demo cannot run.
@@ -52,24 +56,65 @@ func (c Config) Validate() error {
 	case c.Sample <= 0:
 		return fmt.Errorf("sample interval must be positive, got %v", c.Sample)
 	}
+	for _, r := range c.Runs {
+		if !slices.Contains(AllRuns, r) {
+			return fmt.Errorf("unknown run %q, want one of %s", r, strings.Join(AllRuns, ", "))
+		}
+	}
 	return nil
 }
 
-// scenario is one of the demo's two runs.
+// Run names, for Config.Runs.
+const (
+	RunClientGo = "client-go" // client-go's shared informer
+	RunDefaults = "defaults"  // fanout's, with its default handler options
+	RunCoalesce = "coalesce"  // fanout's, slow and stalled with OverflowCoalesce
+)
+
+// AllRuns are the runs of a demo, in the order they run.
+var AllRuns = []string{RunClientGo, RunDefaults, RunCoalesce}
+
+// scenario is one of the demo's runs: one library's informer with the
+// run's handler options.
 type scenario struct {
-	Title    string
-	Overflow informer.OverflowPolicy
+	Title      string // names the library (and version) in the table and chart
+	newSubject func(src Source, cfg Config) subject
+	coalesces  bool // its Stats report Coalesced
 }
 
-// scenarios returns the two runs: client-go's behaviour, then coalescing.
+// scenarios returns the runs cfg.Runs selects (all when empty), in the
+// order of AllRuns.
 func scenarios(cfg Config) []scenario {
-	return []scenario{
-		{Title: "client-go (Grow)", Overflow: informer.OverflowGrow},
-		{Title: fmt.Sprintf("fanout (Coalesce %d)", cfg.MaxPending), Overflow: informer.OverflowCoalesce},
+	all := map[string]scenario{
+		RunClientGo: {
+			Title:      strings.TrimSpace("client-go " + clientGoVersion()),
+			newSubject: func(src Source, _ Config) subject { return newClientGoSubject(src) },
+		},
+		RunDefaults: {
+			Title: "fanout (defaults)",
+			newSubject: func(src Source, _ Config) subject {
+				return newFanoutSubject(src, informer.OverflowGrow, 0)
+			},
+			coalesces: true,
+		},
+		RunCoalesce: {
+			Title: fmt.Sprintf("fanout (Coalesce %d)", cfg.MaxPending),
+			newSubject: func(src Source, cfg Config) subject {
+				return newFanoutSubject(src, informer.OverflowCoalesce, cfg.MaxPending)
+			},
+			coalesces: true,
+		},
 	}
+	var out []scenario
+	for _, name := range AllRuns {
+		if len(cfg.Runs) == 0 || slices.Contains(cfg.Runs, name) {
+			out = append(out, all[name])
+		}
+	}
+	return out
 }
 
-// Run runs both scenarios, prints the table to w, writes the chart to
+// Run runs the scenarios one after the other, prints the table to w, writes the chart to
 // chartPath and returns the results. A scenario the informer does not
 // support yet is reported in the table rather than failing the demo.
 func Run(ctx context.Context, cfg Config, newSource NewSourceFunc, w io.Writer, chartPath string) ([]*Result, error) {

@@ -7,8 +7,6 @@ import (
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/kfanout/fanout/informer"
 )
 
@@ -26,9 +24,9 @@ var HandlerNames = [NumHandlers]string{"fast", "slow", "stalled"}
 // HandlerResult is one handler's outcome in a run.
 type HandlerResult struct {
 	Delivered  uint64 // handler calls
-	MaxBacklog int64  // the listener's HighWater
+	MaxBacklog int64  // the largest backlog seen (fanout: the listener's HighWater)
 	Pending    int64  // still waiting when the drain ended
-	Coalesced  int64  // notifications merged away; -1 if not reported
+	Coalesced  int64  // notifications merged away; -1 for a library without coalescing
 }
 
 // Sample is one point of the chart.
@@ -69,7 +67,7 @@ func runScenario(ctx context.Context, cfg Config, newSource NewSourceFunc, sc sc
 	if err != nil {
 		return nil, fmt.Errorf("source: %w", err)
 	}
-	inf := informer.NewSharedIndexInformer(src, &corev1.ConfigMap{}, 0, nil)
+	inf := sc.newSubject(src, cfg)
 
 	runCtx, cancelRun := context.WithCancel(ctx)
 	defer cancelRun()
@@ -83,38 +81,27 @@ func runScenario(ctx context.Context, cfg Config, newSource NewSourceFunc, sc sc
 		}
 	}()
 
-	overloaded := informer.HandlerOptions{Overflow: sc.Overflow}
-	if sc.Overflow != informer.OverflowGrow {
-		overloaded.MaxPending = cfg.MaxPending
-	}
 	var regs [NumHandlers]Statser
-	for i, h := range [NumHandlers]informer.ResourceEventHandler{fastH.funcs(), slowH.funcs(), stalledH.funcs()} {
-		opts := informer.HandlerOptions{Name: HandlerNames[i]}
-		if i != Fast {
-			opts.Overflow, opts.MaxPending = overloaded.Overflow, overloaded.MaxPending
-		}
-		reg, err := inf.AddEventHandlerWithOptions(h, opts)
+	for i, h := range [NumHandlers]handlerFuncs{fastH.funcs(), slowH.funcs(), stalledH.funcs()} {
+		reg, err := inf.addHandler(HandlerNames[i], h, i != Fast)
 		if err != nil {
 			return nil, fmt.Errorf("adding handler %s: %w", HandlerNames[i], err)
 		}
-		s, ok := reg.(Statser)
-		if !ok {
-			return nil, fmt.Errorf("registration %T has no Stats method", reg)
-		}
-		regs[i] = s
+		regs[i] = reg
 	}
 	cfg.Live.set(sc.Title, regs)
 	if cfg.Debug != nil {
-		if err := cfg.Debug.Register(sc.Title, inf); err != nil {
+		unregister, err := inf.showOn(cfg.Debug, sc.Title)
+		if err != nil {
 			return nil, err
 		}
-		defer cfg.Debug.Unregister(sc.Title)
+		defer unregister()
 	}
 
 	var informerDone sync.WaitGroup
-	informerDone.Go(func() { inf.RunWithContext(runCtx) })
+	informerDone.Go(func() { inf.run(runCtx) })
 	defer informerDone.Wait()
-	if !informer.WaitForCacheSync(runCtx.Done(), inf.HasSynced) {
+	if err := waitFor(runCtx, inf.hasSynced); err != nil {
 		return nil, errors.Join(errors.New("informer did not sync"), ctx.Err())
 	}
 	if err := waitFor(runCtx, func() bool { return src.Watching() }); err != nil {
@@ -150,6 +137,9 @@ func runScenario(ctx context.Context, cfg Config, newSource NewSourceFunc, sc sc
 	for i, r := range regs {
 		st := r.Stats()
 		res.Handlers[i] = HandlerResult{Delivered: st.Delivered, MaxBacklog: st.HighWater, Pending: st.Pending, Coalesced: int64(st.Coalesced)}
+		if !sc.coalesces {
+			res.Handlers[i].Coalesced = -1
+		}
 	}
 
 	cancelRun()

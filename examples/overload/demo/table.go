@@ -35,7 +35,12 @@ func writeTable(w io.Writer, results []*Result) {
 	}
 	if reportsCoalesced(results) {
 		for _, h := range []int{Slow, Stalled} {
-			row(HandlerNames[h]+" notifications coalesced", func(r *Result) string { return fmt.Sprint(r.Handlers[h].Coalesced) })
+			row(HandlerNames[h]+" notifications coalesced", func(r *Result) string {
+				if r.Handlers[h].Coalesced < 0 {
+					return "n/a"
+				}
+				return fmt.Sprint(r.Handlers[h].Coalesced)
+			})
 		}
 	}
 	row("stalled: objects current after drain", func(r *Result) string {
@@ -52,8 +57,7 @@ func writeTable(w io.Writer, results []*Result) {
 	}
 }
 
-// reportsCoalesced reports whether the listener stats carry a Coalesced
-// counter (they do once OverflowCoalesce is implemented).
+// reportsCoalesced reports whether a run's library can coalesce.
 func reportsCoalesced(results []*Result) bool {
 	for _, r := range results {
 		if r.Skipped == "" && r.Handlers[Stalled].Coalesced >= 0 {
