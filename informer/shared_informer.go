@@ -131,7 +131,9 @@ type HandlerOptions struct {
 	// RecoverPanics recovers a handler panic instead of crashing the
 	// process: it is logged with the handler name and object key and
 	// counted, an initial-list add still counts as handled (so HasSynced
-	// cannot wedge), and the next notification follows at once.
+	// cannot wedge), and the next notification follows at once. A panic
+	// is logged with its stack; the ones that follow within 10 s are
+	// counted in a summary logged at most once per 10 s.
 	RecoverPanics bool
 
 	// The fields below tune the registration's log messages; their zero

@@ -50,6 +50,7 @@ type Listener struct {
 	backlog       backlogWatch  // serialised by the engine
 	slowThreshold time.Duration // 0: off
 	slow          slowLog
+	panicLog      panicLog // RecoverPanics only
 
 	added       atomic.Bool   // set by Processor.AddListener
 	running     atomic.Bool   // the engine's goroutines were started
@@ -173,9 +174,12 @@ func (l *Listener) stop() {
 }
 
 // finished is deferred by the engine's goroutine that calls the handler:
-// the handler will be called no more, so the metrics are released and
-// ShutdownChan closes.
+// the handler will be called no more, so the panics not yet logged are
+// summarised, the metrics are released and ShutdownChan closes.
 func (l *Listener) finished() {
+	if l.recoverPanics {
+		l.endPanicLog()
+	}
 	l.releaseMetrics()
 	close(l.runFinished)
 }

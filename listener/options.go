@@ -43,6 +43,9 @@ type Options struct {
 	// RecoverPanics recovers a handler panic: it is logged with the handler
 	// name and object key and counted, an initial-list add still counts as
 	// finished for HasSynced, and the next notification follows at once.
+	// The log is rate-limited: a panic is logged with its stack, the ones
+	// that follow within 10 s are counted in a summary logged at most once
+	// per 10 s (and when the listener stops); Stats.Panics counts them all.
 	RecoverPanics bool
 	// KeyFunc returns an object's key (the informer sets
 	// DeletionHandlingMetaNamespaceKeyFunc). Required by OverflowCoalesce
