@@ -162,7 +162,11 @@ func (s *sharedIndexInformer) OnDelete(obj any) {
 }
 
 // ShutDownEventHandler removes handle from informer and waits until its
-// handler will be called no more.
+// handler will be called no more. Called from inside one of that handler's
+// own calls, it does not wait for that call (client-go's deadlocks there):
+// it waits for the handler's calls on other workers, and the handler is
+// called no more once the calling one returns, as after
+// RemoveEventHandler from inside a handler.
 func ShutDownEventHandler(informer SharedInformer, handle ResourceEventHandlerRegistration) error {
 	if err := informer.RemoveEventHandler(handle); err != nil {
 		return err

@@ -172,6 +172,7 @@ func (c *classic) oldestAge() (time.Duration, bool) {
 }
 
 func (c *classic) run() {
+	defer c.l.enterCaller()()
 	crashed := false
 	var tg traceGate
 	for n := range c.nextCh {

@@ -51,6 +51,7 @@ type Listener struct {
 	slowThreshold time.Duration // 0: off
 	slow          slowLog
 	panicLog      panicLog // RecoverPanics only
+	callers       callers  // the goroutines calling the handler
 
 	added       atomic.Bool   // set by Processor.AddListener
 	running     atomic.Bool   // the engine's goroutines were started
@@ -127,7 +128,23 @@ func (l *Listener) HasSyncedChecker() synctrack.DoneChecker { return l.syncTrack
 // ShutdownChan returns a channel that is closed once the listener will call
 // its handler no more: after the listener's run has returned, or at once if
 // the listener is removed before the processor started.
-func (l *Listener) ShutdownChan() <-chan struct{} { return l.runFinished }
+//
+// Called from inside one of the handler's own calls once the listener has
+// been removed (ShutDownEventHandler from the handler itself), it returns a
+// channel that is closed once the handler's other calls, on other workers,
+// have returned: waiting for the run to end would wait for the very call
+// it is made from, which is a deadlock in client-go. When the call returns,
+// the handler is called no more, as after RemoveEventHandler from inside a
+// handler in client-go. A wait from another goroutine that the handler
+// started and waits for is not recognised, and still deadlocks.
+func (l *Listener) ShutdownChan() <-chan struct{} {
+	if l.stopped() {
+		if ch := l.selfShutdownChan(); ch != nil {
+			return ch
+		}
+	}
+	return l.runFinished
+}
 
 // Add hands n to the listener; it never waits for the handler. On the
 // classic engine it blocks until the listener's goroutine has taken n, so on

@@ -45,6 +45,7 @@ type notificationSource interface {
 // method value cost about 13% more CPU per delivery in
 // BenchmarkProcessorFanOut at 10 handlers (see BENCHMARKS.md, round two).
 func runLoop(l *Listener, src notificationSource) {
+	defer l.enterCaller()()
 	crashed := false
 	var tg traceGate
 	for {

@@ -54,6 +54,7 @@ func (d *direct) runWorkers() {
 // work handles one worker's notifications until its channel closes,
 // dropping them once the listener is stopped.
 func (d *direct) work(ch <-chan workItem) {
+	defer d.l.enterCaller()()
 	crashed := false
 	var tg traceGate
 	for it := range ch {
