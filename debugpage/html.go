@@ -95,6 +95,7 @@ tr.behind svg.spark polyline { stroke: #c62828; }
 <dt>queue depth</dt><dd class="queue-depth">{{if .QueueBusy}}busy{{else if lt .QueueDepth 0}}-{{else}}{{.QueueDepth}}{{end}}</dd>
 <dt>last resource version</dt><dd class="resource-version">{{.LastResourceVersion}}</dd>
 <dt>watch restarts</dt><dd class="watch-restarts">{{.WatchRestarts}}</dd>
+<dt>index refusals</dt><dd class="index-refusals">{{.IndexRefusals}}{{with .LastIndexRefusal}}, last {{.Key}} by index {{.Index}} at {{.Time.Format "15:04:05.000"}}: {{.Error}}{{end}}</dd>
 </dl>
 <table>
 <thead><tr><th class="name">handler</th><th>engine</th><th>overflow</th><th>pending</th><th>high water</th><th>delivered</th><th>delivered rate</th><th>coalesced</th><th>panics</th><th>oldest pending</th><th class="name">backlog</th></tr></thead>

@@ -2,6 +2,7 @@ package debugpage
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 )
@@ -41,9 +42,24 @@ type InformerView struct {
 	LastResourceVersion string `json:"lastResourceVersion"`
 	// WatchRestarts is the number of watch streams opened after the first.
 	WatchRestarts uint64 `json:"watchRestarts"`
+	// IndexRefusals is the number of writes to its cache that an index
+	// function refused, and LastIndexRefusal the newest (nil: none).
+	IndexRefusals    uint64            `json:"indexRefusals"`
+	LastIndexRefusal *IndexRefusalView `json:"lastIndexRefusal,omitempty"`
 	// Handlers are its handler registrations, in the order they were
 	// added.
 	Handlers []HandlerView `json:"handlers"`
+}
+
+// IndexRefusalView is a write that an index function refused.
+type IndexRefusalView struct {
+	// Key is the object's key and Index the refusing index's name.
+	Key   string `json:"key"`
+	Index string `json:"index"`
+	// Error is the index function's error.
+	Error string `json:"error"`
+	// Time is when the write was refused.
+	Time time.Time `json:"time"`
 }
 
 // HandlerView is one handler registration.
@@ -120,10 +136,14 @@ func (p *Page) snapshot(lazy bool) Snapshot {
 			QueueBusy:           r.stats.QueueBusy,
 			LastResourceVersion: r.stats.LastSyncResourceVersion,
 			WatchRestarts:       max(r.stats.WatchesStarted, 1) - 1,
+			IndexRefusals:       r.stats.IndexRefusals,
 			Handlers:            make([]HandlerView, 0, len(r.handlers)),
 		}
 		if iv.Resource == "" {
 			iv.Resource = r.stats.ObjectType
+		}
+		if last := r.stats.LastIndexRefusal; last != nil {
+			iv.LastIndexRefusal = &IndexRefusalView{Key: last.Key, Index: last.Index, Error: fmt.Sprint(last.Err), Time: last.Time}
 		}
 		for _, h := range r.handlers {
 			st := h.Stats

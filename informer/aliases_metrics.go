@@ -13,6 +13,9 @@ type (
 	// not CounterMetric, which is client-go's reflector counter with Inc
 	// only.
 	ListenerCounterMetric = informermetrics.CounterMetric
+	// IndexRefusalMetricsProvider is a ListenerMetricsProvider that also
+	// counts, per informer, the writes an index function refused.
+	IndexRefusalMetricsProvider = informermetrics.IndexRefusalMetricsProvider
 )
 
 // SetListenerMetricsProvider sets the process-wide listener metrics

@@ -8,15 +8,19 @@ import (
 )
 
 // reportRefusal reports, if err is an index function's refusal, that the
-// write was dropped, with the key and the index, and returns true. The
-// informer then goes on with the next delta: only the refused write is
-// lost.
-func reportRefusal(logger klog.Logger, err error) bool {
+// write to store was dropped, with the key and the index, and returns
+// true. The informer then goes on with the next delta: only the refused
+// write is lost. The refusal is also counted and remembered by store, if
+// it is a cache (see refusalLog).
+func reportRefusal(logger klog.Logger, store Store, err error) bool {
 	var r *indexRefusal
 	if !errors.As(err, &r) {
 		return false
 	}
 	utilruntime.HandleErrorWithLogger(logger, r.err, "Index function refused an object, its write was dropped", "key", r.key, "index", r.index)
+	if c, ok := store.(*cache); ok {
+		c.refusals.note(r)
+	}
 	return true
 }
 
@@ -52,7 +56,7 @@ func replaceRefusing(logger klog.Logger, store Store, objs []any, rv string) (ke
 		}
 		if err := refuses(key, prepared); err != nil {
 			refused[i] = true
-			reportRefusal(logger, err)
+			reportRefusal(logger, store, err)
 			if old, exists := c.storage.Get(key); exists && refuses(key, old) == nil {
 				write = append(write, old)
 			}

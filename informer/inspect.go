@@ -40,6 +40,11 @@ type InformerStats struct {
 	// one after the first is a restart (after a timeout, an error or a
 	// relist).
 	WatchesStarted uint64
+	// IndexRefusals counts the writes to the cache that an index function
+	// refused (each dropped only that write), and LastIndexRefusal is the
+	// newest of them, nil if there was none.
+	IndexRefusals    uint64
+	LastIndexRefusal *IndexRefusal
 }
 
 // HandlerStats describes one handler registration of a shared informer:
@@ -81,6 +86,7 @@ func InformerStatsOf(inf SharedInformer) (stats InformerStats, ok bool) {
 	}
 	if c, ok := s.indexer.(*cache); ok {
 		stats.StoreSize = c.storage.len()
+		stats.IndexRefusals, stats.LastIndexRefusal = c.refusals.snapshot()
 	} else {
 		stats.StoreSize = len(s.indexer.ListKeys())
 	}

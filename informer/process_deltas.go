@@ -45,7 +45,7 @@ func processKeyedDeltas(logger klog.Logger, handler ResourceEventHandler, store 
 			return nil
 		case Sync, Replaced, Added, Updated:
 			old, exists, err := upsert(store, c, key, keyed, obj)
-			if reportRefusal(logger, err) {
+			if reportRefusal(logger, store, err) {
 				continue
 			}
 			if err != nil {

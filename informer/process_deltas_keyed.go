@@ -36,7 +36,7 @@ func processKeyedBatch(logger klog.Logger, handler ResourceEventHandler, store S
 		r := &res[i]
 		switch {
 		case r.err != nil:
-			reportRefusal(logger, r.err)
+			reportRefusal(logger, store, r.err)
 		case d.Type == Deleted:
 			handler.OnDelete(d.Object)
 		case r.existed:

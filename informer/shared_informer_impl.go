@@ -193,6 +193,7 @@ func (s *sharedIndexInformer) start(logger klog.Logger) bool {
 		WatchErrorHandlerWithContext: s.watchErrorHandler,
 	}).(*controller)
 	s.collector.s = s
+	s.bindIndexRefusals()
 	ctl.clock = s.clock
 	s.controller = ctl
 	s.started = true

@@ -69,6 +69,8 @@ type cache struct {
 	identifier InformerNameAndResource
 	metrics    InformerMetricsProvider
 	hasMetrics bool
+	// refusals counts and remembers the writes an index function refused.
+	refusals refusalLog
 }
 
 var (

@@ -23,6 +23,9 @@ const (
 	MetricHandlerPanics           = "informer_handler_panics_total"
 	MetricHandlerDuration         = "informer_handler_duration_seconds"
 	MetricHandlerOldestPendingAge = "informer_handler_oldest_pending_notification_age_seconds"
+	// MetricIndexRefusals is per informer (label LabelInformer only): the
+	// writes to its cache that an index function refused.
+	MetricIndexRefusals = "informer_index_refusals_total"
 )
 
 // HandlerDurationBuckets returns the buckets of
@@ -44,9 +47,13 @@ type ListenerMetrics struct {
 	panics    *prom.CounterVec
 	duration  *prom.HistogramVec
 	oldestAge *prom.GaugeVec
+	refusals  *prom.CounterVec
 }
 
-var _ informer.ListenerMetricsProvider = (*ListenerMetrics)(nil)
+var (
+	_ informer.ListenerMetricsProvider     = (*ListenerMetrics)(nil)
+	_ informer.IndexRefusalMetricsProvider = (*ListenerMetrics)(nil)
+)
 
 // NewListenerMetricsProvider creates the per-handler metrics and registers
 // them on reg. Calling it again with the same reg returns a provider that
@@ -96,6 +103,12 @@ func NewListenerMetricsProvider(reg prom.Registerer) (*ListenerMetrics, error) {
 		"Time the oldest notification pending for an event handler has waited, in seconds."); err != nil {
 		return nil, err
 	}
+	if m.refusals, err = register(reg, prom.NewCounterVec(prom.CounterOpts{
+		Name: MetricIndexRefusals,
+		Help: alphaHelp("Total number of objects whose write to an informer's cache an index function refused."),
+	}, []string{LabelInformer})); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
@@ -132,6 +145,12 @@ func (m *ListenerMetrics) NewHandlerDurationMetric(id informer.ListenerID) infor
 // NewOldestPendingAgeMetric returns the oldest pending age gauge of id.
 func (m *ListenerMetrics) NewOldestPendingAgeMetric(id informer.ListenerID) informer.GaugeMetric {
 	return m.oldestAge.WithLabelValues(id.Informer, id.Handler)
+}
+
+// NewIndexRefusalsMetric returns the index refusal counter of the informer
+// named informer. It is per informer, so Release does not delete it.
+func (m *ListenerMetrics) NewIndexRefusalsMetric(informerName string) informer.ListenerCounterMetric {
+	return m.refusals.WithLabelValues(informerName)
 }
 
 // Release deletes every series of id. Metrics handed out for id before

@@ -94,3 +94,15 @@ func (Noop) Add(float64) {}
 
 // Seconds converts a duration for metrics.
 func Seconds(d time.Duration) float64 { return d.Seconds() }
+
+// IndexRefusalMetricsProvider is implemented by a ListenerMetricsProvider
+// that also counts, per informer, the writes an index function refused.
+// The shared informer looks for it on its listener metrics provider when
+// it starts; a provider without it gets no refusal counter.
+type IndexRefusalMetricsProvider interface {
+	// NewIndexRefusalsMetric: objects whose write to the cache an index
+	// function refused, for the informer named informer (the Informer of
+	// its handlers' ListenerIDs). It is incremented on the informer's
+	// queue consumer, while the queue is held.
+	NewIndexRefusalsMetric(informer string) CounterMetric
+}
