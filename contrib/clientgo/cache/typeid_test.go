@@ -32,14 +32,14 @@ func TestTypesAreClientGos(t *testing.T) {
 	require.Equal(t, k8scache.NamespaceIndex, fcache.NamespaceIndex)
 	require.Same(t, k8scache.ErrFIFOClosed, fcache.ErrFIFOClosed)
 
-	var inf k8scache.SharedIndexInformer = fcache.NewSharedIndexInformer(&relistSource{}, &corev1.ConfigMap{}, 0, fcache.Indexers{})
+	// Each value is passed where client-go's own type is declared.
+	inf := clientGoInformer(fcache.NewSharedIndexInformer(&relistSource{}, &corev1.ConfigMap{}, 0, fcache.Indexers{}))
 	_, isFanout := clientgo.FanoutInformer(inf)
 	require.True(t, isFanout, "the informer is fanout's")
-	var idx k8scache.Indexer = inf.GetIndexer()
-	require.NotNil(t, corev1listers.NewConfigMapLister(idx))
-	var ctrl k8scache.Controller = inf.GetController()
+	require.NotNil(t, corev1listers.NewConfigMapLister(inf.GetIndexer()))
+	ctrl := func(c k8scache.Controller) k8scache.Controller { return c }(inf.GetController())
 	require.False(t, ctrl.HasSynced())
-	var shared k8scache.SharedInformer = fcache.NewSharedInformer(&relistSource{}, &corev1.ConfigMap{}, 0)
+	shared := func(s k8scache.SharedInformer) k8scache.SharedInformer { return s }(fcache.NewSharedInformer(&relistSource{}, &corev1.ConfigMap{}, 0))
 	_, isIndex := shared.(k8scache.SharedIndexInformer)
 	require.True(t, isIndex)
 
@@ -54,6 +54,9 @@ func TestTypesAreClientGos(t *testing.T) {
 		require.Equal(t, want, got, "store is an Indexer, Indexers %v", indexers)
 	}
 }
+
+// clientGoInformer takes client-go's own informer type.
+func clientGoInformer(inf k8scache.SharedIndexInformer) k8scache.SharedIndexInformer { return inf }
 
 // deleteLog records each delete a handler sees, as a client-go helper sees
 // it: the type handed over and client-go's deletion-handling key.
@@ -146,7 +149,7 @@ func TestLowLevelInformerHandlersGetClientGoTombstone(t *testing.T) {
 		src := newRelistSource()
 		log := &deleteLog{seen: map[string][]string{}}
 		idx, ctrl := fcache.NewIndexerInformer(src, &corev1.ConfigMap{}, 0, log.handler("NewIndexerInformer"), k8scache.Indexers{})
-		var _ k8scache.Indexer = idx
+		require.NotNil(t, corev1listers.NewConfigMapLister(idx))
 		runRelist(t, src, ctrl.RunWithContext)
 		require.Equal(t, wantDeletes, log.get("NewIndexerInformer"))
 		require.Empty(t, idx.ListKeys())
