@@ -50,6 +50,7 @@ func New(ctx context.Context, client kubernetes.Interface) (*Controller, error) 
 	typed := cache.NewTypedSharedIndexInformer[*corev1.Pod](own)
 	_ = typed
 	_ = pair{own.GetIndexer(), reg}
+	_ = pair{pods.Informer().GetIndexer(), reg}
 	c := &Controller{
 		informer:   pods.Informer(),
 		controller: own.GetController(),
