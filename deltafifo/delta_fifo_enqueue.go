@@ -66,7 +66,7 @@ func (f *DeltaFIFO) queueLocked(emit, as DeltaType, obj any) error {
 // It reports whether the key was already queued.
 func (f *DeltaFIFO) queueKeyLocked(key string, emit, as DeltaType, obj any) (queued bool, err error) {
 	if f.transformer != nil && as != Sync {
-		if _, tomb := obj.(DeletedFinalStateUnknown); !tomb {
+		if _, tomb := AsDeletedFinalStateUnknown(obj); !tomb {
 			if obj, err = f.transformer(obj); err != nil {
 				return false, err
 			}
@@ -92,7 +92,7 @@ func collapseDeletions(d Deltas) Deltas {
 	if n < 2 || d[n-1].Type != Deleted || d[n-2].Type != Deleted {
 		return d
 	}
-	if _, tomb := d[n-2].Object.(DeletedFinalStateUnknown); tomb {
+	if _, tomb := AsDeletedFinalStateUnknown(d[n-2].Object); tomb {
 		d[n-2] = d[n-1]
 	}
 	d[n-1] = Delta{}

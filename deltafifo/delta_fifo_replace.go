@@ -70,7 +70,7 @@ func (f *DeltaFIFO) Replace(list []any, _ string) error {
 		}
 		e, _ := f.entryLocked(key)
 		last := e.deltas.Newest().Object
-		if tomb, ok := last.(DeletedFinalStateUnknown); ok {
+		if tomb, ok := AsDeletedFinalStateUnknown(last); ok {
 			last = tomb.Obj
 		}
 		tombstones++

@@ -50,7 +50,7 @@ func (f *RealFIFO) appendLocked(t DeltaType, obj any, transform bool) error {
 		return KeyError{Obj: obj, Err: err}
 	}
 	if transform && f.transformer != nil {
-		if _, tomb := obj.(DeletedFinalStateUnknown); !tomb {
+		if _, tomb := AsDeletedFinalStateUnknown(obj); !tomb {
 			if obj, err = f.transformer(obj); err != nil {
 				return err
 			}

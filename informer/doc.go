@@ -14,6 +14,22 @@
 // package deltafifo and are re-exported here with type aliases, so one
 // import is enough.
 //
+// This package is the standalone drop-in: its named types are its own, not
+// client-go's. Code that also uses client-go's factories, listers or
+// helpers is better served by github.com/kfanout/fanout/contrib/clientgo/cache,
+// which keeps client-go's types and returns fanout informers.
+//
+// # Tombstones
+//
+// A deletion noticed only by a relist reaches this package's handlers as
+// this package's DeletedFinalStateUnknown, not client-go's. Every function
+// here that takes a deleted object (the key functions, ObjectToName, the
+// queues, the typed handlers) also accepts client-go's tombstone (see
+// AsDeletedFinalStateUnknown), but client-go's functions, such as
+// cache.DeletionHandlingMetaNamespaceKeyFunc, do not accept this one: a
+// handler of this package must not pass its deleted objects to code still
+// on client-go's tools/cache.
+//
 // # Differences from client-go
 //
 //   - An index function error never panics. The write that needs it is

@@ -12,8 +12,9 @@ import "github.com/kfanout/fanout/deltafifo"
 //   - OnUpdate is called when an object changed, and on resyncs and relists
 //     even when nothing changed. oldObj is the last state the informer knew,
 //     so several changes may appear as one.
-//   - OnDelete receives the final state, or a DeletedFinalStateUnknown when
-//     the deletion was only noticed by a relist.
+//   - OnDelete receives the final state, or this package's
+//     DeletedFinalStateUnknown (not client-go's) when the deletion was only
+//     noticed by a relist.
 type ResourceEventHandler interface {
 	OnAdd(obj any, isInInitialList bool)
 	OnUpdate(oldObj, newObj any)

@@ -10,7 +10,7 @@ import (
 
 // compilingGoldens are the golden cases whose converted output must build
 // and vet: every case but those whose report names a place left broken.
-var compilingGoldens = []string{"plain", "aliased", "dotblank", "dynamic", "fanoutimports"}
+var compilingGoldens = []string{"plain", "aliased", "dotblank", "dynamic", "fanoutimports", "cacheonly", "typeid-factory", "typeid-mixed", "typeid-unconvertible"}
 
 // TestGoldenOutputsCompile builds and vets the converted golden modules of
 // compilingGoldens, each a package of one module, against this repository

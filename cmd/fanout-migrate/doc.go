@@ -11,7 +11,30 @@
 // modules, as the go command does. Every .go file is read, whatever its
 // build constraints.
 //
-// # What it changes
+// # Which target
+//
+// By default, a module whose packages import any client-go package other
+// than tools/cache (a factory, a lister, a clientset: nearly every
+// controller), or one of fanout's client-go adapters, switches to the
+// type-identical package, keeping the name the file uses:
+//
+//	k8s.io/client-go/tools/cache              -> github.com/kfanout/fanout/contrib/clientgo/cache
+//	k8s.io/client-go/informers                -> github.com/kfanout/fanout/contrib/clientgo/informers
+//	k8s.io/client-go/dynamic/dynamicinformer  -> github.com/kfanout/fanout/contrib/clientgo/dynamicinformer
+//	k8s.io/client-go/metadata/metadatainformer -> github.com/kfanout/fanout/contrib/clientgo/metadatainformer
+//
+// Its types are client-go's, so nothing else changes and nothing is
+// reported. Selectors of tools/cache identifiers that not every supported
+// client-go release has (NewTypedSharedIndexInformer, ShutDownEventHandler,
+// ...) keep client-go's package, imported a second time as clientgocache;
+// a file that uses only those keeps its import; a dot import of tools/cache
+// is reported and left.
+//
+// A module that imports only tools/cache, or any module with -standalone,
+// gets the standalone rewrite described below, to fanout's own informer
+// package.
+//
+// # What -standalone changes
 //
 // Imports, keeping the name the file uses, so the code below them stays
 // as it is:
@@ -45,7 +68,7 @@
 // informer-gen or lister-gen undoes the switch: run the tool again after
 // it.
 //
-// # What it reports
+// # What -standalone reports
 //
 // A place it cannot convert safely stays as it is and is printed on
 // standard error as file:line: why. That covers a lister argument whose

@@ -14,6 +14,7 @@ func (cv *converter) inspect() {
 	visit = func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncDecl:
+			cv.implementsClientGo(n)
 			if n.Body != nil {
 				funcs = append(funcs, n.Type)
 				ast.Inspect(n.Body, visit)
@@ -49,6 +50,7 @@ func (cv *converter) inspect() {
 				}
 			}
 		case *ast.CompositeLit:
+			cv.positional(n)
 			for _, el := range n.Elts {
 				if kv, ok := el.(*ast.KeyValueExpr); ok {
 					if key, ok := kv.Key.(*ast.Ident); ok && c.isStructLit(n) {
@@ -98,6 +100,9 @@ func (cv *converter) call(call *ast.CallExpr) {
 	switch fun := callee(call).(type) {
 	case *ast.SelectorExpr:
 		if path := c.pkgPath(fun.X); path != "" {
+			if fd, fc := c.w.exportedFunc(path, fun.Sel.Name); fd != nil {
+				cv.args(fd, fc, call) // a function of another package of the module
+			}
 			if isListerConstructor(path, fun.Sel.Name) && len(call.Args) > 0 {
 				cv.listerArg(fun.Sel.Name, call.Args[0])
 			}

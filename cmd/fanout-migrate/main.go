@@ -33,8 +33,9 @@ func run(args []string, dir string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("fanout-migrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	showDiff := fs.Bool("diff", false, "print a unified diff of the change instead of writing the files")
+	standalone := fs.Bool("standalone", false, "switch tools/cache to fanout's own informer package (no client-go types) even in a module that uses other client-go packages")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: fanout-migrate [-diff] [packages]   (for example ./...)")
+		fmt.Fprintln(stderr, "usage: fanout-migrate [-diff] [-standalone] [packages]   (for example ./...)")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -66,12 +67,16 @@ func run(args []string, dir string, stdout, stderr io.Writer) int {
 		}
 	}
 	world := newWorld(mod, pkgs)
+	rewrite := world.rewrite
+	if !*standalone && usesClientGoBeyondCache(pkgs) {
+		rewrite = world.rewriteTypeIdentical
+	}
 
 	var reports []report
 	var changed []*file
 	for _, p := range pkgs {
 		for _, f := range p.files {
-			reports = append(reports, world.rewrite(p, f)...)
+			reports = append(reports, rewrite(p, f)...)
 			if f.out != nil {
 				changed = append(changed, f)
 			}

@@ -13,7 +13,8 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/migrate")
 
 // TestMigrateGolden runs the tool on every testdata/migrate/<case>/in
-// module, writing and with -diff, and compares the tree, standard output
+// module (with the flags in the case's args.txt, if any), writing and with
+// -diff, and compares the tree, standard output
 // and the report with the case's golden files byte for byte: out/ (the
 // converted tree), stdout.txt, diff.txt and report.txt (standard error;
 // a non-empty report means exit status 1). It also applies diff.txt to
@@ -34,13 +35,13 @@ func TestMigrateGolden(t *testing.T) {
 			dir := t.TempDir()
 			writeTree(t, dir, in)
 			var stdout, stderr bytes.Buffer
-			code := run([]string{"./..."}, dir, &stdout, &stderr)
+			code := run(caseArgs(t, base, "./..."), dir, &stdout, &stderr)
 			got := readTree(t, dir)
 
 			diffDir := t.TempDir()
 			writeTree(t, diffDir, in)
 			var diffOut, diffErr bytes.Buffer
-			diffCode := run([]string{"-diff", "./..."}, diffDir, &diffOut, &diffErr)
+			diffCode := run(caseArgs(t, base, "-diff", "./..."), diffDir, &diffOut, &diffErr)
 
 			if *update {
 				os.RemoveAll(filepath.Join(base, "out"))
@@ -91,7 +92,7 @@ func TestMigrateIdempotent(t *testing.T) {
 			dir := t.TempDir()
 			writeTree(t, dir, out)
 			var stdout, stderr bytes.Buffer
-			run([]string{"./..."}, dir, &stdout, &stderr)
+			run(caseArgs(t, base, "./..."), dir, &stdout, &stderr)
 			compareTrees(t, "second run", readTree(t, dir), out)
 			if stdout.Len() != 0 {
 				t.Errorf("second run printed %q, want nothing", stdout.String())
@@ -182,6 +183,13 @@ func TestPatternsSkip(t *testing.T) {
 			}
 		})
 	}
+}
+
+// caseArgs returns the flags of the golden case in base (its args.txt,
+// one or more flags on a line), followed by args.
+func caseArgs(t *testing.T, base string, args ...string) []string {
+	t.Helper()
+	return append(strings.Fields(string(readFile(t, filepath.Join(base, "args.txt")))), args...)
 }
 
 func readTree(t *testing.T, root string) map[string][]byte {

@@ -37,6 +37,12 @@ func (w *world) rewrite(p *pkg, f *file) []report {
 	if cv.wraps > 0 {
 		cv.addClientGoImport()
 	}
+	return cv.finish(f)
+}
+
+// finish applies the edits to f, setting f.out when there are any, and
+// returns the places left for a change by hand.
+func (cv *converter) finish(f *file) []report {
 	if len(cv.edits) == 0 {
 		return cv.reports
 	}

@@ -13,6 +13,7 @@ type world struct {
 	// after the switch (a generated informers tree, for example).
 	fanoutPkgs map[string]bool
 	index      map[*pkg]*pkgIndex
+	byPath     map[string]*pkg // the converted packages by import path
 	ctxs       map[*file]*fileCtx
 }
 
@@ -41,8 +42,9 @@ type fieldIn struct {
 }
 
 func newWorld(mod module, pkgs []*pkg) *world {
-	w := &world{mod: mod, fanoutPkgs: map[string]bool{}, index: map[*pkg]*pkgIndex{}, ctxs: map[*file]*fileCtx{}}
+	w := &world{mod: mod, fanoutPkgs: map[string]bool{}, index: map[*pkg]*pkgIndex{}, ctxs: map[*file]*fileCtx{}, byPath: map[string]*pkg{}}
 	for _, p := range pkgs {
+		w.byPath[mod.importPath(p.dir)] = p
 		for _, f := range p.files {
 			if importsCache(f.ast) {
 				w.fanoutPkgs[mod.importPath(p.dir)] = true

@@ -28,7 +28,7 @@ func stateOf(obj interface{}) (key, rv string, ok bool) {
 	if err != nil {
 		return "", "", false
 	}
-	if d, isTomb := obj.(informer.DeletedFinalStateUnknown); isTomb {
+	if d, isTomb := informer.AsDeletedFinalStateUnknown(obj); isTomb {
 		obj = d.Obj
 	}
 	if a, err := meta.Accessor(obj); err == nil {

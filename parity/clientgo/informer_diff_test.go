@@ -154,10 +154,20 @@ func diffEngine(seed int64) informer.ListenerEngine {
 // runInformerDiff runs one seed in one mode; it must be called inside a
 // synctest bubble.
 func runInformerDiff(t *testing.T, seed int64, mode diffMode) {
+	runInformerDiffWith(t, seed, mode, nil)
+}
+
+// runInformerDiffWith is runInformerDiff whose fanout informer, when build
+// is not nil, is build's (given the side's source) instead of this
+// package's adapter with the mode and engine set.
+func runInformerDiffWith(t *testing.T, seed int64, mode diffMode, build func(cache.ListerWatcher) cache.SharedIndexInformer) {
 	engine := diffEngine(seed)
 	t.Logf("seed %d, fanout engine %v", seed, engine)
 	r := &diffRun{t: t, rng: rand.New(rand.NewSource(seed)), mode: mode}
 	r.sides = [2]*diffSide{newDiffSide("client-go", mode, false, engine), newDiffSide("fanout", mode, true, engine)}
+	if build != nil {
+		r.sides[1].inf = build(r.sides[1].src)
+	}
 	defer r.countReplayed()
 	for _, s := range r.sides {
 		if err := s.inf.SetTransform(informerDiffTransform); err != nil {

@@ -142,7 +142,7 @@ func run(kubeconfig, namespace, ring, identity string, ranges int, lease, renew,
 	var events atomic.Int64
 	emit := func(kind string, obj any) {
 		events.Add(1)
-		if d, ok := obj.(informer.DeletedFinalStateUnknown); ok {
+		if d, ok := informer.AsDeletedFinalStateUnknown(obj); ok {
 			obj, kind = d.Obj, "gone"
 		}
 		cm := obj.(*corev1.ConfigMap)

@@ -1,0 +1,3 @@
+module example.com/cacheonly
+
+go 1.26

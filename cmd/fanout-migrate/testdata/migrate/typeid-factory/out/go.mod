@@ -1,0 +1,3 @@
+module example.com/typeid-factory
+
+go 1.26

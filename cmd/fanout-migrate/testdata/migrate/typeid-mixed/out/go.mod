@@ -1,0 +1,3 @@
+module example.com/golden/typeid-mixed
+
+go 1.26

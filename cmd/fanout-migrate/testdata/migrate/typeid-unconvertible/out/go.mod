@@ -1,0 +1,3 @@
+module example.com/typeid-unconvertible
+
+go 1.26
