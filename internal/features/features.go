@@ -4,7 +4,9 @@
 package features
 
 import (
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 )
@@ -36,6 +38,13 @@ var defaults = map[string]bool{
 	WatchListClient:              true,
 	InformerResourceVersion:      true,
 }
+
+// Names returns every gate fanout reads, sorted.
+func Names() []string { return slices.Sorted(maps.Keys(defaults)) }
+
+// Default returns a gate's value when neither the environment nor a test
+// sets it.
+func Default(name string) bool { return defaults[name] }
 
 var (
 	mu        sync.RWMutex
