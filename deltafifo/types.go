@@ -1,6 +1,7 @@
 // Package deltafifo holds the queues that sit between a reflector and an
-// informer's store: DeltaFIFO (fanout's default, client-go's queue up to
-// v1.32) and RealFIFO (client-go's in-order queue, the default from v1.33).
+// informer's store: RealFIFO (client-go's in-order queue, the default of
+// client-go from v1.33 and of fanout) and DeltaFIFO (client-go's queue up
+// to v1.32, one option away in fanout).
 // The package starts no goroutines.
 package deltafifo
 

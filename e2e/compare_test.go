@@ -17,8 +17,8 @@ const (
 	compareBefore = 200 // created before the informers start
 )
 
-// TestSameWorkloadAsClientGo runs fanout's informer (DeltaFIFO default and
-// the InOrder option) and client-go's informer on the same ConfigMaps while
+// TestSameWorkloadAsClientGo runs fanout's informer (the default RealFIFO,
+// and the DeltaFIFO with InOrder false) and client-go's informer on the same ConfigMaps while
 // 2,000 of them are created, updated, relabelled out of and back into the
 // informers' selector, and deleted. Per handler and per key, the calls must
 // equal client-go's, and every store and handler must end at the server's

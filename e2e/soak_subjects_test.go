@@ -91,7 +91,7 @@ func newGapLW(cs kubernetes.Interface, selector string) *gapLW {
 // newSoakFanout returns a fanout informer subject.
 func newSoakFanout(g *soakGroup, kind string, inOrder bool) *soakSubject {
 	lw := newGapLW(g.cs, g.selector)
-	inf := informer.NewSharedIndexInformerWithOptions(lw, &corev1.ConfigMap{}, informer.SharedIndexInformerOptions{InOrder: inOrder})
+	inf := informer.NewSharedIndexInformerWithOptions(lw, &corev1.ConfigMap{}, informer.SharedIndexInformerOptions{InOrder: &inOrder})
 	return newSoakFanoutOn(g, kind, inf, lw)
 }
 

@@ -38,7 +38,7 @@ func selectorModifier(selector string) func(*metav1.ListOptions) {
 func newFanoutSubject(t *testing.T, name string, cs kubernetes.Interface, ns, selector string, inOrder bool) *subject {
 	t.Helper()
 	lw := informer.NewFilteredListWatchFromClient(cs.CoreV1().RESTClient(), "configmaps", ns, selectorModifier(selector))
-	inf := informer.NewSharedIndexInformerWithOptions(lw, &corev1.ConfigMap{}, informer.SharedIndexInformerOptions{InOrder: inOrder})
+	inf := informer.NewSharedIndexInformerWithOptions(lw, &corev1.ConfigMap{}, informer.SharedIndexInformerOptions{InOrder: &inOrder})
 	s := &subject{
 		name:        name,
 		run:         inf.RunWithContext,

@@ -16,8 +16,8 @@
 #   BENCH_CHEAP, BENCH_SCENARIOS, BENCH_REAL override the -bench regexps of
 #                    the three sets.
 #   FANOUT_BENCH_IMPLS comma-separated informer implementations to run
-#                    (clientgo,fanout,fanout-classic,fanout-inorder,
-#                    fanout-inorder-classic; default all).
+#                    (clientgo,fanout,fanout-classic,fanout-deltafifo,
+#                    fanout-seed; default all).
 #   BENCH_REAL_COUNT passes of the real-object scenarios (round two:
 #                    BenchmarkReal*, a clientset against a realistic
 #                    server; one iteration each); default 3, 0 skips them.
@@ -72,7 +72,7 @@ done
 load "done"
 
 # client-go first: every other column is compared with it.
-cols='/impl@(clientgo fanout fanout-classic fanout-inorder fanout-inorder-classic)'
+cols='/impl@(clientgo fanout fanout-classic fanout-deltafifo fanout-seed)'
 cd parity/clientgo
 for f in cheap heavy; do
   echo
@@ -82,5 +82,5 @@ done
 if [ -s "$out/real.txt" ]; then
   echo
   echo "== benchstat real (raw: $out/real.txt)"
-  go tool benchstat -col '/impl@(clientgo clientgo-nomf fanout fanout-inorder fanout-watchlist fanout-lean)' "$out/real.txt" || true
+  go tool benchstat -col '/impl@(clientgo clientgo-nomf fanout fanout-listwatch fanout-deltafifo fanout-lean)' "$out/real.txt" || true
 fi

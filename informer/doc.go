@@ -30,6 +30,20 @@
 // handler of this package must not pass its deleted objects to code still
 // on client-go's tools/cache.
 //
+// # Defaults
+//
+// The defaults are client-go's (v0.35 to v0.37): the informer is fed in
+// order by RealFIFO, with batch pops, atomic Replace and Resync, and
+// processing without the queue lock, as client-go v0.37.2 has them; the
+// reflector streams its initial list (watch-list), and lists instead when
+// the ListerWatcher has no watch-list semantics or the server refuses the
+// request. SharedIndexInformerOptions.InOrder set to false, or
+// KUBE_FEATURE_InOrderInformers=false, gives the DeltaFIFO;
+// KUBE_FEATURE_WatchListClient=false gives list+watch. [SeedPreset] gives
+// the shape of fanout's first release: the DeltaFIFO feeding classic
+// listeners. docs/defaults.md in the repository compares every default
+// with each client-go release.
+//
 // # Differences from client-go
 //
 //   - An index function error never panics. The write that needs it is

@@ -148,7 +148,7 @@ func TestInternLabelsAndAnnotations(t *testing.T) {
 // neither handlers nor the store see managedFields.
 func TestSharedInformerDropManagedFields(t *testing.T) {
 	inBubble(t, func(t *testing.T, inOrder bool) {
-		src, inf := siSetup(SharedIndexInformerOptions{InOrder: inOrder})
+		src, inf := siSetup(SharedIndexInformerOptions{InOrder: queueOption(inOrder)})
 		copyFirst := func(o any) (any, error) { return o.(*corev1.Pod).DeepCopy(), nil } // the source shares its objects
 		require.NoError(t, inf.SetTransform(ChainTransforms(copyFirst, DropManagedFields())))
 		var seen []*corev1.Pod

@@ -36,7 +36,7 @@ func TestIndexRefusalKeepsRestOfInitialList(t *testing.T) {
 		src.Add(siPod("b", "bad"))
 		src.Add(siPod("c"))
 		inf := NewSharedIndexInformerWithOptions(src, &corev1.Pod{}, SharedIndexInformerOptions{
-			InOrder: inOrder, Indexers: Indexers{"refuse": refuseLabelled}})
+			InOrder: queueOption(inOrder), Indexers: Indexers{"refuse": refuseLabelled}})
 		rec := &siRecorder{}
 		_, err := inf.AddEventHandler(rec)
 		require.NoError(t, err)

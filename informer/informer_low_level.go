@@ -92,7 +92,7 @@ func newInformer(store Store, options InformerOptions) Controller {
 	if handler == nil {
 		handler = ResourceEventHandlerFuncs{}
 	}
-	queue := newQueue(logger, options.ObjectType, store, options.Transform, options.Identifier, options.InformerMetricsProvider, false)
+	queue := newQueue(logger, options.ObjectType, store, options.Transform, options.Identifier, options.InformerMetricsProvider, nil)
 	return New(&Config{
 		Queue:            queue,
 		ListerWatcher:    options.ListerWatcher,
@@ -106,12 +106,13 @@ func newInformer(store Store, options InformerOptions) Controller {
 	})
 }
 
-// newQueue builds the queue that feeds an informer: fanout's default is
-// DeltaFIFO with Replaced deltas and the store as known objects; in-order
-// mode (the option, or the InOrderInformers gate) is client-go v0.37.2's
-// RealFIFO, atomic unless the AtomicFIFO gate is off.
-func newQueue(logger klog.Logger, objectType any, store Store, transform TransformFunc, id InformerNameAndResource, metrics InformerMetricsProvider, inOrder bool) Queue {
-	if !inOrder && !features.Enabled(features.InOrderInformers) {
+// newQueue builds the queue that feeds an informer. In order (the default,
+// as in client-go) it is client-go v0.37.2's RealFIFO, atomic unless the
+// AtomicFIFO gate is off; otherwise it is the DeltaFIFO with Replaced
+// deltas and the store as known objects. A nil inOrder follows the
+// InOrderInformers gate.
+func newQueue(logger klog.Logger, objectType any, store Store, transform TransformFunc, id InformerNameAndResource, metrics InformerMetricsProvider, inOrder *bool) Queue {
+	if !resolveInOrder(inOrder) {
 		return deltafifo.NewDeltaFIFOWithOptions(deltafifo.DeltaFIFOOptions{
 			Logger:                &logger,
 			Name:                  queueName("DeltaFIFO", objectType),

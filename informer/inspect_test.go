@@ -36,7 +36,7 @@ func TestInformerStatsOf(t *testing.T) {
 				return w, err
 			},
 		}
-		inf := NewSharedIndexInformer(lw, &corev1.Pod{}, 0, nil)
+		inf := NewSharedIndexInformer(ToListWatcherWithWatchListSemantics(lw, src), &corev1.Pod{}, 0, nil)
 
 		st, ok := InformerStatsOf(inf)
 		require.True(t, ok)

@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kfanout/fanout/internal/fakelw"
 )
 
 // TestPopHelper checks Pop(queue): it returns the popped item, and nil
@@ -52,14 +54,23 @@ func TestNewNamespaceKeyedIndexerAndReflector(t *testing.T) {
 }
 
 // TestReflectorUseWatchListField checks the legacy field: the constructors
-// set it from the gate (off by default), and it can be overridden.
+// set it from the gate (on by default, as in client-go v0.35+), off for a
+// ListerWatcher that says it has no watch-list semantics, and it can be
+// overridden.
 func TestReflectorUseWatchListField(t *testing.T) {
 	r := NewReflector(&ListWatch{}, &corev1.Pod{}, NewStore(MetaNamespaceKeyFunc), 0)
 	require.NotNil(t, r.UseWatchList)
-	require.False(t, *r.UseWatchList)
-	on := true
-	r.UseWatchList = &on
 	require.True(t, *r.UseWatchList)
+	off := false
+	r.UseWatchList = &off
+	require.False(t, *r.UseWatchList)
+
+	r = NewReflector(fakelw.New(&corev1.Pod{}), &corev1.Pod{}, NewStore(MetaNamespaceKeyFunc), 0)
+	require.False(t, *r.UseWatchList, "a ListerWatcher without watch-list semantics lists")
+
+	listAndWatchOnly(t)
+	r = NewReflector(&ListWatch{}, &corev1.Pod{}, NewStore(MetaNamespaceKeyFunc), 0)
+	require.False(t, *r.UseWatchList, "WatchListClient off")
 }
 
 // TestUndeltaStorePushes checks that every successful write pushes the
@@ -81,6 +92,7 @@ func TestUndeltaStorePushes(t *testing.T) {
 func TestConfigRetryOnError(t *testing.T) {
 	for _, retry := range []bool{false, true} {
 		t.Run(fmt.Sprint("retry=", retry), func(t *testing.T) {
+			listAndWatchOnly(t) // the fake watch sends no initial-events bookmark
 			synctest.Test(t, func(t *testing.T) {
 				lw := &ListWatch{
 					ListFunc: func(metav1.ListOptions) (runtime.Object, error) {

@@ -50,6 +50,10 @@ type watchCounter struct {
 	next  func(n int) (watch.Interface, error)
 }
 
+// IsWatchListSemanticsUnSupported keeps the reflector on list+watch: the
+// counter scripts plain watches only.
+func (c *watchCounter) IsWatchListSemanticsUnSupported() bool { return true }
+
 func (c *watchCounter) List(metav1.ListOptions) (runtime.Object, error) {
 	return &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "1"}}, nil
 }

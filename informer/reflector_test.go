@@ -78,6 +78,7 @@ func TestReflectorPagination(t *testing.T) {
 }
 
 func TestReflectorExpiredContinueFallsBackToFullList(t *testing.T) {
+	listAndWatchOnly(t) // the test is about the list path
 	synctest.Test(t, func(t *testing.T) {
 		src := fakelw.New(&corev1.Pod{})
 		for _, n := range []string{"a", "b", "c"} {
@@ -183,6 +184,7 @@ func TestReflectorVeryShortWatchRelists(t *testing.T) {
 }
 
 func TestReflectorListErrorsBackOff(t *testing.T) {
+	listAndWatchOnly(t) // the test is about the list path
 	synctest.Test(t, func(t *testing.T) {
 		src := fakelw.New(&corev1.Pod{})
 		errs := []error{errors.New("e1"), errors.New("e2"), errors.New("e3"), errors.New("e4")}
@@ -226,6 +228,7 @@ func TestReflectorListErrorsBackOff(t *testing.T) {
 }
 
 func TestReflectorDefaultBackoffHasJitter(t *testing.T) {
+	listAndWatchOnly(t) // the test is about the list path
 	synctest.Test(t, func(t *testing.T) {
 		src := fakelw.New(&corev1.Pod{})
 		src.FailList(errors.New("e1"), errors.New("e2"), errors.New("e3"))

@@ -170,11 +170,15 @@ type SharedIndexInformerOptions struct {
 	// InformerMetricsProvider overrides the global informer metrics
 	// provider.
 	InformerMetricsProvider InformerMetricsProvider
-	// InOrder feeds the informer from RealFIFO, as client-go v1.33+ does
-	// (every delta in order, atomic relists and resyncs, batch processing),
-	// instead of fanout's default DeltaFIFO. The environment variable
-	// KUBE_FEATURE_InOrderInformers=true has the same effect.
-	InOrder bool
+	// InOrder selects the queue that feeds the informer. Nil (the default)
+	// follows the InOrderInformers feature gate, which is on as in
+	// client-go v0.35+: RealFIFO, every delta in order, atomic relists and
+	// resyncs, batch processing. A pointer to false gives the DeltaFIFO
+	// (Pop processes under the queue lock, adjacent deletions merge), as
+	// does KUBE_FEATURE_InOrderInformers=false for every informer left at
+	// nil; a pointer to true gives RealFIFO whatever the gate says.
+	// [SeedPreset] sets it to false.
+	InOrder *bool
 	// ListenerEngine selects the engine of the handlers' listeners:
 	// EngineDirect (the zero value, fanout's) or EngineClassic (client-go's
 	// shape). A handler registered with a non-default overload option (Overflow

@@ -17,7 +17,7 @@ import (
 // RemoveEventHandler waited behind it.
 func TestOverflowBlockHoldsNoRegistrationLock(t *testing.T) {
 	inBubble(t, func(t *testing.T, inOrder bool) {
-		src, inf := siSetup(SharedIndexInformerOptions{InOrder: inOrder})
+		src, inf := siSetup(SharedIndexInformerOptions{InOrder: queueOption(inOrder)})
 		stuck := &siRecorder{block: make(chan struct{})}
 		_, err := inf.AddEventHandlerWithOptions(stuck, HandlerOptions{Overflow: OverflowBlock, MaxPending: 1})
 		require.NoError(t, err)
@@ -72,7 +72,7 @@ func TestOverflowBlockHoldsNoRegistrationLock(t *testing.T) {
 // blockDeltas.
 func TestOverflowBlockReplayDoesNotWait(t *testing.T) {
 	inBubble(t, func(t *testing.T, inOrder bool) {
-		src, inf := siSetup(SharedIndexInformerOptions{InOrder: inOrder})
+		src, inf := siSetup(SharedIndexInformerOptions{InOrder: queueOption(inOrder)})
 		for _, n := range []string{"c", "d", "e"} {
 			src.Add(siPod(n))
 		}

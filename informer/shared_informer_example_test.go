@@ -16,17 +16,25 @@ import (
 
 // podSource is a minimal ListerWatcher: a fixed list and a watch that a
 // test can feed.
-func podSource(pods ...string) (*cache.ListWatch, *watch.FakeWatcher) {
+func podSource(pods ...string) (cache.ListerWatcher, *watch.FakeWatcher) {
 	w := watch.NewFakeWithChanSize(10, false)
 	list := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "10"}}
 	for _, name := range pods {
 		list.Items = append(list.Items, corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, ResourceVersion: "10"}})
 	}
-	return &cache.ListWatch{
+	return listAndWatchOnly{&cache.ListWatch{
 		ListFunc:  func(metav1.ListOptions) (runtime.Object, error) { return list, nil },
 		WatchFunc: func(metav1.ListOptions) (watch.Interface, error) { return w, nil },
-	}, w
+	}}, w
 }
+
+// listAndWatchOnly marks a ListWatch whose watch cannot stream the initial
+// list (it never sends the initial-events-end bookmark), so that the
+// reflector lists, as it does for client-go's fake clientsets. Without the
+// mark the reflector would try a watch-list, which is on by default.
+type listAndWatchOnly struct{ *cache.ListWatch }
+
+func (listAndWatchOnly) IsWatchListSemanticsUnSupported() bool { return true }
 
 func ExampleNewSharedIndexInformer() {
 	lw, _ := podSource("web-1", "web-2")

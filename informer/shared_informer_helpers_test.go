@@ -95,11 +95,21 @@ func siSetup(opts SharedIndexInformerOptions) (*fakelw.Source, SharedIndexInform
 	return src, NewSharedIndexInformerWithOptions(src, &corev1.Pod{}, opts)
 }
 
-// inBubble runs f in a synctest bubble for each queue mode.
+// inBubble runs f in a synctest bubble for each queue mode: the
+// DeltaFIFO (InOrder set to false) and the default RealFIFO.
 func inBubble(t *testing.T, f func(t *testing.T, inOrder bool)) {
 	for _, inOrder := range []bool{false, true} {
 		t.Run(map[bool]string{false: "DeltaFIFO", true: "RealFIFO"}[inOrder], func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) { f(t, inOrder) })
 		})
 	}
+}
+
+// queueOption is the InOrder option of a queue mode: a pointer to false
+// for the DeltaFIFO, nil (the default, in order) for RealFIFO.
+func queueOption(inOrder bool) *bool {
+	if inOrder {
+		return nil
+	}
+	return &inOrder
 }

@@ -79,7 +79,7 @@ func newSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, opti
 		objectDescription:               options.ObjectDescription,
 		identifier:                      options.Identifier,
 		metricsProvider:                 options.InformerMetricsProvider,
-		inOrder:                         options.InOrder || features.Enabled(features.InOrderInformers),
+		inOrder:                         resolveInOrder(options.InOrder),
 		listenerEngine:                  options.ListenerEngine,
 		listenerMetrics:                 options.ListenerMetricsProvider,
 		metricsName:                     listenerMetricsName(options, exampleObject),
@@ -152,7 +152,7 @@ func (s *sharedIndexInformer) start(logger klog.Logger) bool {
 	if s.started {
 		return false
 	}
-	queue := newQueue(logger, s.objectType, s.indexer, s.transform, s.identifier, s.metricsProvider, s.inOrder)
+	queue := newQueue(logger, s.objectType, s.indexer, s.transform, s.identifier, s.metricsProvider, &s.inOrder)
 	// The queue keys objects as the indexer does (MetaNamespaceKeyFunc,
 	// tombstones by their Key), so its keys can be used for the store;
 	// but DeltaFIFO keys an object before transforming it and the store

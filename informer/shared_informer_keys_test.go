@@ -15,7 +15,7 @@ import (
 // used for the store, while RealFIFO keys it after.
 func TestSharedInformerTransformChangesKey(t *testing.T) {
 	inBubble(t, func(t *testing.T, inOrder bool) {
-		src, inf := siSetup(SharedIndexInformerOptions{InOrder: inOrder})
+		src, inf := siSetup(SharedIndexInformerOptions{InOrder: queueOption(inOrder)})
 		require.NoError(t, inf.SetTransform(func(o any) (any, error) {
 			p, ok := o.(*corev1.Pod)
 			if !ok {

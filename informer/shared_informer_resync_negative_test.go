@@ -22,7 +22,7 @@ func TestSharedInformerNegativeResyncPeriod(t *testing.T) {
 				"update ns/a@1 -> ns/a@1", "update ns/b@2 -> ns/b@2", "update ns/a@1 -> ns/a@1", "update ns/b@2 -> ns/b@2"}},
 			{"no resync", 0, nil},
 		} {
-			_, inf := siSetup(SharedIndexInformerOptions{ResyncPeriod: tc.defaultSync, InOrder: inOrder})
+			_, inf := siSetup(SharedIndexInformerOptions{ResyncPeriod: tc.defaultSync, InOrder: queueOption(inOrder)})
 			rec := &siRecorder{}
 			reg, err := inf.AddEventHandlerWithResyncPeriod(rec, -time.Second)
 			require.NoError(t, err, tc.name)

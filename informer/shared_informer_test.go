@@ -15,7 +15,7 @@ import (
 
 func TestSharedInformerLifecycle(t *testing.T) {
 	inBubble(t, func(t *testing.T, inOrder bool) {
-		src, inf := siSetup(SharedIndexInformerOptions{InOrder: inOrder})
+		src, inf := siSetup(SharedIndexInformerOptions{InOrder: queueOption(inOrder)})
 		early := &siRecorder{}
 		reg, err := inf.AddEventHandler(early)
 		require.NoError(t, err)
@@ -83,7 +83,7 @@ func TestSharedInformerSetAfterStart(t *testing.T) {
 
 func TestSharedInformerTransform(t *testing.T) {
 	inBubble(t, func(t *testing.T, inOrder bool) {
-		src, inf := siSetup(SharedIndexInformerOptions{InOrder: inOrder})
+		src, inf := siSetup(SharedIndexInformerOptions{InOrder: queueOption(inOrder)})
 		var calls int
 		require.NoError(t, inf.SetTransform(func(o any) (any, error) {
 			calls++
@@ -127,7 +127,7 @@ func TestSharedInformerWatchErrorHandler(t *testing.T) {
 
 func TestSharedInformerRelistTombstones(t *testing.T) {
 	inBubble(t, func(t *testing.T, inOrder bool) {
-		src, inf := siSetup(SharedIndexInformerOptions{InOrder: inOrder})
+		src, inf := siSetup(SharedIndexInformerOptions{InOrder: queueOption(inOrder)})
 		rec := &siRecorder{}
 		_, err := inf.AddEventHandler(rec)
 		require.NoError(t, err)

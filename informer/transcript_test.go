@@ -25,7 +25,8 @@ var updateTranscripts = flag.Bool("update-transcripts", false, "rewrite the expe
 
 // TestTranscripts replays every testdata/transcripts/*.txt: a script of
 // source changes and informer actions, followed by the exact handler calls
-// it must produce, once per queue mode.
+// it must produce, once per queue mode: the defaults (RealFIFO) and the
+// seed preset (DeltaFIFO), each with the classic and the direct engine.
 //
 // A file is a script, then one or more output sections. A section headed
 // "== output" applies to both queue modes; "== output deltafifo" and
@@ -145,7 +146,7 @@ func writeTranscript(t *testing.T, file string, script []string, got map[string]
 func runTranscript(t *testing.T, script []string, inOrder bool, eng ListenerEngine) string {
 	src := fakelw.New(&corev1.Pod{})
 	var inf SharedIndexInformer
-	opts := SharedIndexInformerOptions{InOrder: inOrder, ListenerEngine: eng}
+	opts := SharedIndexInformerOptions{InOrder: queueOption(inOrder), ListenerEngine: eng}
 	informer := func() SharedIndexInformer {
 		if inf == nil {
 			inf = NewSharedIndexInformerWithOptions(src, &corev1.Pod{}, opts)

@@ -13,11 +13,10 @@ import (
 // program sets from now on (clientfeatures.FeatureGates().Set, or
 // k8s.io/client-go/features/testing.SetFeatureDuringTest) apply to fanout
 // too. fanout reads its gates from the KUBE_FEATURE_<name> environment
-// variables client-go reads, with its own defaults; a gate set in code on
-// client-go's registry is otherwise invisible to it. Gates never set keep
-// fanout's value; from its first Set on, fanout follows client-go's value
-// of a gate, also after SetFeatureDuringTest restores it (to client-go's
-// value, which may differ from fanout's default). It replaces client-go's registry with a wrapper over the
+// variables client-go reads, with client-go's defaults; a gate set in code
+// on client-go's registry is otherwise invisible to it. Gates never set
+// keep fanout's value; from its first Set on, fanout follows client-go's
+// value of a gate, also after SetFeatureDuringTest restores it. It replaces client-go's registry with a wrapper over the
 // current one, once per process; later calls do nothing. It panics if
 // client-go's registry cannot be set (it was replaced by one without Set).
 func FollowClientGoFeatureGates() {

@@ -27,7 +27,7 @@ func TestFollowClientGoFeatureGates(t *testing.T) {
 	t.Cleanup(func() { features.Unset(string(clientfeatures.WatchListClient)) })
 	FollowClientGoFeatureGates()
 	FollowClientGoFeatureGates() // a second call does nothing
-	require.False(t, fanoutWatchList(), "fanout's default, before any Set")
+	require.True(t, fanoutWatchList(), "fanout's default (client-go's), before any Set")
 	clientDefault := clientfeatures.FeatureGates().Enabled(clientfeatures.WatchListClient)
 	for _, value := range []bool{!clientDefault, clientDefault} {
 		t.Run("", func(t *testing.T) {

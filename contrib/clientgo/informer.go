@@ -24,8 +24,9 @@ var errNilHandler = errors.New("event handler is nil")
 //
 //	cache.Options{NewInformer: clientgo.NewSharedIndexInformer}
 //
-// The informer behaves as informer.NewSharedIndexInformer (DeltaFIFO
-// queue); use NewSharedIndexInformerFunc to set fanout's own options.
+// The informer behaves as informer.NewSharedIndexInformer (client-go's
+// defaults: RealFIFO queue, watch-list); use NewSharedIndexInformerFunc to
+// set fanout's own options, such as informer.SeedPreset.
 func NewSharedIndexInformer(lw cache.ListerWatcher, exampleObject runtime.Object, defaultEventHandlerResyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
 	return NewSharedIndexInformerFunc(nil)(lw, exampleObject, defaultEventHandlerResyncPeriod, indexers)
 }
@@ -35,7 +36,7 @@ func NewSharedIndexInformer(lw cache.ListerWatcher, exampleObject runtime.Object
 // options that configure sets. configure is called once per informer, after
 // ResyncPeriod and Indexers are filled in from the constructor's arguments,
 // and may change any field (InOrder, metrics provider, identifier...). A
-// nil configure leaves fanout's defaults.
+// nil configure leaves the defaults.
 func NewSharedIndexInformerFunc(configure func(*informer.SharedIndexInformerOptions)) func(cache.ListerWatcher, runtime.Object, time.Duration, cache.Indexers) cache.SharedIndexInformer {
 	return func(lw cache.ListerWatcher, exampleObject runtime.Object, resync time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
 		options := informer.SharedIndexInformerOptions{

@@ -64,7 +64,7 @@ func TestInformerMetricsThroughRealInformer(t *testing.T) {
 				watch.Event{Type: watch.Modified, Object: pod("a", "13")},
 			),
 			&corev1.Pod{},
-			informer.SharedIndexInformerOptions{Identifier: id, InformerMetricsProvider: p, InOrder: true},
+			informer.SharedIndexInformerOptions{Identifier: id, InformerMetricsProvider: p},
 		)
 		var mu sync.Mutex
 		var seen []string

@@ -1,10 +1,12 @@
 // Package features reads the feature gates that change informer behaviour,
 // from the same environment variables client-go reads
-// (KUBE_FEATURE_<Name>=true|false), with fanout's defaults.
+// (KUBE_FEATURE_<Name>=true|false), with client-go's defaults.
 package features
 
 import (
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 )
@@ -12,7 +14,8 @@ import (
 // Gate names, as client-go spells them.
 const (
 	// InOrderInformers feeds the shared informer from RealFIFO instead of
-	// DeltaFIFO. fanout's default is off (DeltaFIFO); client-go locks it on.
+	// DeltaFIFO. On by default, as in client-go v0.35 (beta) and v0.36+
+	// (GA, where client-go locks it on; fanout still honours false).
 	InOrderInformers = "InOrderInformers"
 	// AtomicFIFO makes RealFIFO's Replace and Resync single deltas.
 	AtomicFIFO = "AtomicFIFO"
@@ -21,20 +24,27 @@ const (
 	// InOrderInformersBatchProcess pops RealFIFO in batches.
 	InOrderInformersBatchProcess = "InOrderInformersBatchProcess"
 	// WatchListClient makes the reflector stream the initial list over a
-	// watch. fanout's default is off.
+	// watch. On by default, as in client-go v0.35+ (beta).
 	WatchListClient = "WatchListClient"
 	// InformerResourceVersion exposes the last synced resource version.
 	InformerResourceVersion = "InformerResourceVersion"
 )
 
 var defaults = map[string]bool{
-	InOrderInformers:             false,
+	InOrderInformers:             true,
 	AtomicFIFO:                   true,
 	UnlockWhileProcessingFIFO:    true,
 	InOrderInformersBatchProcess: true,
-	WatchListClient:              false,
+	WatchListClient:              true,
 	InformerResourceVersion:      true,
 }
+
+// Names returns every gate fanout reads, sorted.
+func Names() []string { return slices.Sorted(maps.Keys(defaults)) }
+
+// Default returns a gate's value when neither the environment nor a test
+// sets it.
+func Default(name string) bool { return defaults[name] }
 
 var (
 	mu        sync.RWMutex

@@ -25,12 +25,14 @@ import (
 //
 //   - clientgo: client-go v0.37.2 defaults (RealFIFO, batch processing;
 //     its InOrderInformers gate is locked on).
-//   - fanout: fanout's defaults: DeltaFIFO, the direct engine.
-//   - fanout-classic: DeltaFIFO with the classic engine (client-go's
+//   - fanout: fanout's defaults: RealFIFO with batch processing, as
+//     client-go, and the direct engine.
+//   - fanout-classic: RealFIFO with the classic engine (client-go's
 //     listener shape).
-//   - fanout-inorder: RealFIFO (InOrder, batch processing, as client-go)
-//     with the direct engine.
-//   - fanout-inorder-classic: RealFIFO with the classic engine.
+//   - fanout-deltafifo: the DeltaFIFO (InOrder false) with the direct
+//     engine.
+//   - fanout-seed: informer.SeedPreset, the DeltaFIFO with the classic
+//     engine.
 //
 // FANOUT_BENCH_IMPLS (comma-separated names) restricts the set.
 
@@ -67,23 +69,23 @@ func (i foBenchInformer) addHandler(h *benchHandler) (func() bool, error) {
 	return r.HasSynced, nil
 }
 
-func fanoutImpl(name string, inOrder bool, engine informer.ListenerEngine) benchImpl {
+func fanoutImpl(name string, options informer.SharedIndexInformerOptions) benchImpl {
 	return benchImpl{name, func(lw *benchSource) benchInformer {
-		return foBenchInformer{informer.NewSharedIndexInformerWithOptions(lw, &corev1.ConfigMap{}, informer.SharedIndexInformerOptions{
-			InOrder:        inOrder,
-			ListenerEngine: engine,
-		})}
+		return foBenchInformer{informer.NewSharedIndexInformerWithOptions(lw, &corev1.ConfigMap{}, options)}
 	}}
 }
+
+// deltaFIFO is the InOrder option that selects the DeltaFIFO.
+var deltaFIFO = new(bool)
 
 var allBenchImpls = []benchImpl{
 	{"clientgo", func(lw *benchSource) benchInformer {
 		return cgBenchInformer{cache.NewSharedIndexInformerWithOptions(lw, &corev1.ConfigMap{}, cache.SharedIndexInformerOptions{})}
 	}},
-	fanoutImpl("fanout", false, informer.EngineDirect),
-	fanoutImpl("fanout-classic", false, informer.EngineClassic),
-	fanoutImpl("fanout-inorder", true, informer.EngineDirect),
-	fanoutImpl("fanout-inorder-classic", true, informer.EngineClassic),
+	fanoutImpl("fanout", informer.SharedIndexInformerOptions{}),
+	fanoutImpl("fanout-classic", informer.SharedIndexInformerOptions{ListenerEngine: informer.EngineClassic}),
+	fanoutImpl("fanout-deltafifo", informer.SharedIndexInformerOptions{InOrder: deltaFIFO}),
+	fanoutImpl("fanout-seed", informer.SeedPreset(informer.SharedIndexInformerOptions{})),
 }
 
 // benchImpls returns the implementations FANOUT_BENCH_IMPLS selects (all

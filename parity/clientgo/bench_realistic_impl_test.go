@@ -31,11 +31,11 @@ import (
 //   - clientgo: client-go v0.37.2 defaults.
 //   - clientgo-nomf: client-go with the transform many controllers set by
 //     hand, dropping managedFields (for the opt-in comparison).
-//   - fanout: fanout's defaults.
-//   - fanout-inorder: fanout with RealFIFO (InOrder), client-go's queue.
-//   - fanout-watchlist: fanout with its WatchListClient gate on
-//     (KUBE_FEATURE_WatchListClient=true): client-go's default, off in
-//     fanout's.
+//   - fanout: fanout's defaults (client-go's: RealFIFO, watch-list).
+//   - fanout-listwatch: the defaults with the WatchListClient gate off
+//     (KUBE_FEATURE_WatchListClient=false): RealFIFO fed by list+watch.
+//   - fanout-deltafifo: fanout's defaults before issue 23: the DeltaFIFO
+//     (InOrder false) fed by list+watch.
 //   - fanout-lean: fanout with its opt-in memory options: the
 //     informer.DropFields transform (managedFields) and string interning.
 //   - fanout-leanest: fanout dropping managedFields and sharing equal
@@ -111,15 +111,15 @@ var allRealImpls = []realImpl{
 	{"fanout", func(lw cache.ListerWatcher, obj kruntime.Object) realInformer {
 		return foRealInformer{informer.NewSharedIndexInformer(lw, obj, 0, informer.Indexers{informer.NamespaceIndex: informer.MetaNamespaceIndexFunc})}
 	}, nil},
-	{"fanout-inorder", func(lw cache.ListerWatcher, obj kruntime.Object) realInformer {
+	{"fanout-listwatch", func(lw cache.ListerWatcher, obj kruntime.Object) realInformer {
+		return foRealInformer{informer.NewSharedIndexInformer(lw, obj, 0, informer.Indexers{informer.NamespaceIndex: informer.MetaNamespaceIndexFunc})}
+	}, map[string]string{"KUBE_FEATURE_WatchListClient": "false"}},
+	{"fanout-deltafifo", func(lw cache.ListerWatcher, obj kruntime.Object) realInformer {
 		return foRealInformer{informer.NewSharedIndexInformerWithOptions(lw, obj, informer.SharedIndexInformerOptions{
 			Indexers: informer.Indexers{informer.NamespaceIndex: informer.MetaNamespaceIndexFunc},
-			InOrder:  true,
+			InOrder:  deltaFIFO,
 		})}
-	}, nil},
-	{"fanout-watchlist", func(lw cache.ListerWatcher, obj kruntime.Object) realInformer {
-		return foRealInformer{informer.NewSharedIndexInformer(lw, obj, 0, informer.Indexers{informer.NamespaceIndex: informer.MetaNamespaceIndexFunc})}
-	}, map[string]string{"KUBE_FEATURE_WatchListClient": "true"}},
+	}, map[string]string{"KUBE_FEATURE_WatchListClient": "false"}},
 	{"fanout-lean", func(lw cache.ListerWatcher, obj kruntime.Object) realInformer {
 		i := informer.NewSharedIndexInformer(lw, obj, 0, informer.Indexers{informer.NamespaceIndex: informer.MetaNamespaceIndexFunc})
 		_ = i.SetTransform(leanTransform())
@@ -188,9 +188,9 @@ type listOnly struct{ *cache.ListWatch }
 func (listOnly) IsWatchListSemanticsUnSupported() bool { return true }
 
 // podListWatch is the Pod ListWatch of a clientset; mode "list" turns
-// watch-list off, "default" leaves each library's default (client-go
-// streams by watch-list, fanout lists unless its WatchListClient gate is
-// on).
+// watch-list off, "default" leaves each library's default (both stream
+// by watch-list, unless an implementation turns its WatchListClient gate
+// off).
 func podListWatch(cs kubernetes.Interface, mode string) cache.ListerWatcher {
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (kruntime.Object, error) {

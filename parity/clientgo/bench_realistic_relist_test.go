@@ -11,7 +11,7 @@ import (
 // with a 410 Expired ERROR event: the reflector lists again (mode=list:
 // one unpaged list at its last resource version, served as from the
 // watch cache) or does what its default does (mode=default: client-go
-// streams by watch-list, fanout lists unless fanout-watchlist) while the old cache is
+// and fanout stream by watch-list; fanout-listwatch and fanout-deltafifo list) while the old cache is
 // still held, and the informer replaces its contents (an update per Pod).
 // Metrics:
 //
@@ -27,7 +27,7 @@ func BenchmarkRealRelist(b *testing.B) {
 	for _, n := range realPodCounts(b, 100_000) {
 		s := newPodServer(b, realPods(1, n))
 		for _, mode := range []string{"list", "default"} {
-			for _, im := range realImpls("clientgo", "fanout", "fanout-watchlist") {
+			for _, im := range realImpls("clientgo", "fanout", "fanout-listwatch", "fanout-deltafifo") {
 				b.Run(fmt.Sprintf("pods=%s/mode=%s/impl=%s", kName(n), mode, im.name), func(b *testing.B) {
 					benchRealRelist(b, s, im, n, mode)
 				})

@@ -15,8 +15,8 @@ import (
 // Pods (FANOUT_REAL_PODS, default 10k and 100k), through a client-go
 // clientset speaking protobuf (and JSON at the smallest size), by a paged
 // list and watch (mode=list, 500 per page) or each library's default
-// (mode=default: client-go streams by watch-list, fanout lists; the
-// fanout-watchlist column turns fanout's watch-list gate on). One iteration is one sync
+// (mode=default: both stream by watch-list, as the defaults do; the
+// fanout-listwatch column turns fanout's watch-list gate off). One iteration is one sync
 // (run with -benchtime=1x). Metrics:
 //
 //   - sync-ms: from Run to the informer's HasSynced (polled every 100µs).
@@ -38,7 +38,7 @@ func BenchmarkRealInitialSync(b *testing.B) {
 		}
 		for _, codec := range codecs {
 			for _, mode := range []string{"list", "default"} {
-				for _, im := range realImpls("clientgo", "clientgo-nomf", "fanout", "fanout-watchlist", "fanout-lean", "fanout-leanest") {
+				for _, im := range realImpls("clientgo", "clientgo-nomf", "fanout", "fanout-listwatch", "fanout-lean", "fanout-leanest") {
 					b.Run(fmt.Sprintf("pods=%s/codec=%s/mode=%s/impl=%s", kName(n), codec, mode, im.name), func(b *testing.B) {
 						benchRealSync(b, s, im, codec, mode, n)
 					})

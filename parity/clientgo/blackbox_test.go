@@ -167,7 +167,7 @@ func blackBoxModule(t *testing.T, gobin string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gomod, err := os.ReadFile("go.mod")
+	gomod, err := os.ReadFile("../go.mod") // the parity module's
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func blackBoxModule(t *testing.T, gobin string) string {
 		b.WriteString(line)
 	}
 	writeFile(t, filepath.Join(mod, "go.mod"), []byte(b.String()))
-	sum, err := os.ReadFile("go.sum")
+	sum, err := os.ReadFile("../go.sum")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,9 @@ import (
 
 // configMapAPI serves just enough of an API server for a controller-runtime
 // cache of ConfigMaps: a list with one object, and a watch that stays open
-// without events until the client goes away.
+// without events until the client goes away. Like an API server without
+// the WatchList feature, it refuses a streamed list (422 Invalid), so the
+// reflector falls back to list and watch.
 func configMapAPI(t *testing.T) *httptest.Server {
 	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/api/v1/configmaps" {
@@ -32,6 +34,18 @@ func configMapAPI(t *testing.T) *httptest.Server {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Query().Get("sendInitialEvents") == "true" {
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			status := metav1.Status{
+				TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Status"},
+				Status:   metav1.StatusFailure, Code: http.StatusUnprocessableEntity, Reason: metav1.StatusReasonInvalid,
+				Message: "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled",
+			}
+			if err := json.NewEncoder(w).Encode(&status); err != nil {
+				t.Errorf("encode: %v", err)
+			}
+			return
+		}
 		if r.URL.Query().Get("watch") == "true" {
 			w.WriteHeader(http.StatusOK)
 			w.(http.Flusher).Flush()

@@ -22,11 +22,11 @@ func ExampleNewSharedIndexInformer_controllerRuntime() {
 }
 
 // NewSharedIndexInformerFunc sets fanout's own informer options for every
-// informer of the manager's cache.
+// informer of the manager's cache, here the seed preset.
 func ExampleNewSharedIndexInformerFunc() {
 	_ = cache.Options{
 		NewInformer: clientgo.NewSharedIndexInformerFunc(func(o *informer.SharedIndexInformerOptions) {
-			o.InOrder = true
+			*o = informer.SeedPreset(*o)
 		}),
 	}
 }

@@ -174,7 +174,9 @@ func TestHalfSwapDeletesReachFanoutHelpers(t *testing.T) {
 							return cs.CoreV1().ConfigMaps("").Watch(ctx, o)
 						},
 					}
-					inf := informer.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, 0, informer.Indexers{})
+					// Marked as the fake clientset's, as client-go's factory does:
+					// the fake has no watch-list.
+					inf := informer.NewSharedIndexInformer(informer.ToListWatcherWithWatchListSemantics(lw, cs), &corev1.ConfigMap{}, 0, informer.Indexers{})
 					_, err := informer.NewTypedSharedIndexInformer[*corev1.ConfigMap](inf).AddTypedEventHandler(
 						informer.TypedResourceEventHandlerFuncs[*corev1.ConfigMap]{DeleteFunc: func(d informer.DeletedObject[*corev1.ConfigMap]) {
 							rec.add("typed", fmt.Sprintf("tombstone=%t key=%s rv=%s", d.FinalStateUnknown != nil, d.GetKey(), d.OptionalObj.ResourceVersion))

@@ -27,10 +27,10 @@ import (
 // synctest.Wait lets both informers and all their handlers go idle, so
 // batching and scheduling cannot change what is compared:
 //
-//   - in-order mode (fanout InOrder, client-go's default RealFIFO): every
+//   - in-order mode (the default of both libraries, RealFIFO): every
 //     handler's whole call sequence must be identical;
-//   - default mode (fanout DeltaFIFO): every handler's calls must be
-//     identical key by key (a relist orders deletes and updates of
+//   - DeltaFIFO mode (fanout's InOrder set to false, client-go as it
+//     is): every handler's calls must be identical key by key (a relist orders deletes and updates of
 //     different keys differently in the two queues), and so must the
 //     caches.
 //
@@ -132,7 +132,9 @@ func newDiffSide(name string, mode diffMode, fanout bool, engine informer.Listen
 	s := &diffSide{name: name, src: newFakeSource()}
 	if fanout {
 		s.inf = clientgo.NewSharedIndexInformerFunc(func(o *informer.SharedIndexInformerOptions) {
-			o.InOrder = mode == inOrderMode
+			if mode == deltaFIFOMode {
+				o.InOrder = new(bool)
+			}
 			o.ListenerEngine = engine
 		})(s.src, &corev1.ConfigMap{}, diffResync, cache.Indexers{})
 	} else {

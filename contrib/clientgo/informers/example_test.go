@@ -42,7 +42,6 @@ func ExampleWithFanoutOptions() {
 	factory := informers.NewSharedInformerFactoryWithOptions(fake.NewClientset(), 0,
 		informers.WithFanoutOptions(func(r informers.Resource, o *informers.FanoutOptions) {
 			if r.GVR == podsGVR {
-				o.Informer.InOrder = true
 				o.Handler.RecoverPanics = true
 				o.Handler.Overflow = informer.OverflowCoalesce
 				o.Handler.MaxPending = 1000

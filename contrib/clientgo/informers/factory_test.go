@@ -217,7 +217,6 @@ func TestWithFanoutOptions(t *testing.T) {
 		seen = append(seen, r)
 		if r.GVR == podsGVR {
 			o.Informer.ListenerMetricsProvider = metrics
-			o.Informer.InOrder = true
 			o.Handler.RecoverPanics = true
 		}
 	}), informers.WithFanoutOptions(func(r informers.Resource, o *informers.FanoutOptions) {
@@ -291,7 +290,7 @@ func TestFanoutOptionsNew(t *testing.T) {
 	var calls []informer.SharedIndexInformerOptions
 	var built informer.SharedIndexInformer
 	f := informers.NewSharedInformerFactoryWithOptions(cs, time.Minute, informers.WithFanoutOptions(func(r informers.Resource, o *informers.FanoutOptions) {
-		o.Informer.InOrder = true
+		o.Informer = informer.SeedPreset(o.Informer)
 		o.New = func(lw informer.ListerWatcher, obj runtime.Object, options informer.SharedIndexInformerOptions) informer.SharedIndexInformer {
 			if _, ok := obj.(*corev1.Pod); !ok {
 				t.Errorf("example object %T", obj)
@@ -304,8 +303,8 @@ func TestFanoutOptionsNew(t *testing.T) {
 	pods := f.Core().V1().Pods()
 	inf := pods.Informer()
 	_ = f.Core().V1().Pods().Informer()
-	if len(calls) != 1 || !calls[0].InOrder || calls[0].ResyncPeriod != time.Minute {
-		t.Fatalf("New called with %+v, want once with InOrder and a 1m resync", calls)
+	if len(calls) != 1 || calls[0].InOrder == nil || *calls[0].InOrder || calls[0].ListenerEngine != informer.EngineClassic || calls[0].ResyncPeriod != time.Minute {
+		t.Fatalf("New called with %+v, want once with the seed preset and a 1m resync", calls)
 	}
 	if got, ok := clientgo.FanoutInformer(inf); !ok || got != built {
 		t.Fatalf("factory serves %T, not the informer New built", inf)

@@ -25,10 +25,11 @@ func main() {
 
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
 		Cache: cache.Options{
-			// clientgo.NewSharedIndexInformer alone gives fanout's
-			// defaults; the Func variant sets fanout's own options.
+			// clientgo.NewSharedIndexInformer alone gives the defaults
+			// (client-go's); the Func variant sets fanout's own options,
+			// here the seed preset (DeltaFIFO, classic listeners).
 			NewInformer: clientgo.NewSharedIndexInformerFunc(func(o *informer.SharedIndexInformerOptions) {
-				o.InOrder = true
+				*o = informer.SeedPreset(*o)
 			}),
 		},
 	})

@@ -17,7 +17,10 @@ import (
 
 // Server serves one resource path: a GET without watch=true answers list,
 // and a watch writes events, one JSON watch event each, then stays open
-// until the client goes away. Any other path is 404.
+// until the client goes away. It refuses a streamed list (a watch with
+// sendInitialEvents=true) with 422 Invalid, as an API server without the
+// WatchList feature does, so that clients fall back to list and watch.
+// Any other path is 404.
 type Server struct {
 	server    *httptest.Server
 	transport *http.Transport
@@ -41,6 +44,9 @@ func NewServer(t testing.TB, path string, list any, events ...any) *Server {
 		verb := "list"
 		if q.Get("watch") == "true" {
 			verb = "watch"
+			if q.Get("sendInitialEvents") == "true" {
+				verb = "watch-list"
+			}
 		}
 		s.mu.Lock()
 		s.requests = append(s.requests, fmt.Sprintf("%s %s labelSelector=%q", verb, r.URL.Path, q.Get("labelSelector")))
@@ -48,6 +54,13 @@ func NewServer(t testing.TB, path string, list any, events ...any) *Server {
 
 		w.Header().Set("Content-Type", "application/json")
 		enc := json.NewEncoder(w)
+		if verb == "watch-list" {
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			if err := enc.Encode(watchListForbidden); err != nil {
+				t.Errorf("encode status: %v", err)
+			}
+			return
+		}
 		if verb == "list" {
 			if err := enc.Encode(list); err != nil {
 				t.Errorf("encode list: %v", err)
@@ -65,6 +78,14 @@ func NewServer(t testing.TB, path string, list any, events ...any) *Server {
 	}))
 	t.Cleanup(s.Close)
 	return s
+}
+
+// watchListForbidden is the Status an API server without the WatchList
+// feature answers a streamed list with.
+var watchListForbidden = map[string]any{
+	"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": http.StatusUnprocessableEntity,
+	"reason":  "Invalid",
+	"message": "ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled",
 }
 
 // URL is the server's base URL.
@@ -92,9 +113,9 @@ func (s *Server) Close() {
 
 // CheckServed runs f's informer of gvr against s, which serves path with
 // a list holding ns-a/listed and a watch adding ns-a/watched, and checks
-// that f (made for namespace ns-a with the label selector app=x) lists
-// and watches path with that selector, delivers both adds and caches both
-// objects.
+// that f (made for namespace ns-a with the label selector app=x) tries a
+// streamed list, falls back on s's refusal, lists and watches path with
+// that selector, delivers both adds and caches both objects.
 func (s *Server) CheckServed(t testing.TB, f Factory, gvr schema.GroupVersionResource, path string) {
 	t.Helper()
 	events := NewEvents(10)
@@ -108,6 +129,7 @@ func (s *Server) CheckServed(t testing.TB, f Factory, gvr schema.GroupVersionRes
 	}
 	check("handler calls", []string{"add ns-a/listed initial=true", "add ns-a/watched initial=false"}, events.Next(t, 2))
 	check("requests", []string{
+		"watch-list " + path + ` labelSelector="app=x"`,
 		"list " + path + ` labelSelector="app=x"`,
 		"watch " + path + ` labelSelector="app=x"`,
 	}, s.Requests())
