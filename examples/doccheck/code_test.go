@@ -152,3 +152,64 @@ func TestMissingLines(t *testing.T) {
 		}
 	}
 }
+
+var (
+	// goPathRe is a backquoted Go file path in prose, with the backquoted
+	// names that follow it after a colon ("`x.go`: `f` → `T.m`").
+	goPathRe = regexp.MustCompile("`([A-Za-z0-9_./-]+\\.go)`(?:: ((?:`[^`]+`(?:, | / | → | or |/)?)+))?")
+	quotedRe = regexp.MustCompile("`([^`]+)`")
+)
+
+// TestNamedGoFilesAndFunctionsExist checks that every Go file the landing
+// page and the guides name exists, and that each function named after it
+// ("`informer/controller.go`: `processLoop` → `popFunc`") is declared,
+// is a field, or is called in that file: the architecture map then cannot
+// point at a file or function that was moved or renamed.
+func TestNamedGoFilesAndFunctionsExist(t *testing.T) {
+	files := []string{filepath.Join(repoRoot, "README.md")}
+	docs, err := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, docs...)
+	checked := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range goPathRe.FindAllStringSubmatch(string(b), -1) {
+			path := filepath.Join(repoRoot, m[1])
+			if _, err := os.Stat(path); err != nil {
+				if _, err2 := os.Stat(filepath.Join(filepath.Dir(f), m[1])); err2 != nil {
+					t.Errorf("%s: names %s, which does not exist", f, m[1])
+				}
+				continue
+			}
+			checked++
+			for _, q := range quotedRe.FindAllStringSubmatch(m[2], -1) {
+				name := q[1]
+				if strings.HasSuffix(name, ".go") {
+					path = filepath.Join(repoRoot, name)
+					continue
+				}
+				src, err := os.ReadFile(path)
+				if err != nil {
+					t.Errorf("%s: names %s: %v", f, name, err)
+					continue
+				}
+				name, _, _ = strings.Cut(name, "(")
+				name = name[strings.LastIndex(name, ".")+1:]
+				n := regexp.QuoteMeta(name)
+				re := regexp.MustCompile(`func (\([^)]*\) )?` + n + `[\[(]|\n\t+` + n + `:|\.` + n + `\(`)
+				if !re.Match(src) {
+					t.Errorf("%s: names %s in %s, which neither declares, calls nor sets it", f, q[1], path)
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 20 {
+		t.Errorf("checked %d file and function names, want the architecture map's (at least 20)", checked)
+	}
+}
