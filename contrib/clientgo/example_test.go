@@ -16,9 +16,10 @@ import (
 	"github.com/kfanout/fanout/contrib/clientgo"
 )
 
-// A fanout informer behind client-go's interface serves client-go's
-// generated listers; a controller-runtime manager takes the same
-// constructor as cache.Options{NewInformer: clientgo.NewSharedIndexInformer}.
+// NewSharedIndexInformer returns a fanout informer behind client-go's
+// cache.SharedIndexInformer, which serves client-go's generated listers; a
+// controller-runtime manager takes the same constructor as
+// cache.Options{NewInformer: clientgo.NewSharedIndexInformer}.
 func Example() {
 	cs := fake.NewClientset(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-1"}})
 	lw := &cache.ListWatch{
@@ -29,7 +30,7 @@ func Example() {
 			return cs.CoreV1().Pods("").Watch(ctx, o)
 		},
 	}
-	var inf cache.SharedIndexInformer = clientgo.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, cache.Indexers{
+	inf := clientgo.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, cache.Indexers{
 		cache.NamespaceIndex: cache.MetaNamespaceIndexFunc,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
