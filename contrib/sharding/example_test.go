@@ -77,8 +77,13 @@ func Example() {
 		Ring: &sharding.Config{Client: cs.CoordinationV1(), Namespace: "ctrl", Ring: "configmaps",
 			Identity: podName + "-" + randomSuffix},
 	})
-	s.AddEventHandler(handler)
+	reg, err := s.AddEventHandler(handler) // reg.HasSynced covers the owned ranges' initial lists
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	go s.RunWithContext(ctx) // on ctx done: hands every range over, releases, leaves
+	_ = reg
 }
 
 // One ring configuration shards every kind a controller watches, through
