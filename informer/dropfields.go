@@ -20,8 +20,7 @@ var ManagedFieldsPath = []string{"metadata", "managedFields"}
 // Trade-off: objects in the cache and given to handlers have no
 // managedFields, so a controller that reads them (or that sends a cached
 // object back in an Update, which would then send no managedFields) must
-// not use it. The memory saved is shown by BenchmarkRealInitialSync
-// (impl=fanout-lean).
+// not use it. BENCHMARKS.md ("Round two") measures the memory saved.
 func DropManagedFields() TransformFunc {
 	return DropFields(ManagedFieldsPath)
 }

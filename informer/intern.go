@@ -25,8 +25,8 @@ const internMaxLen = 256
 // memory while the transform is referenced, even after the objects that
 // carried it are gone (a workload with ever-changing values, such as a
 // label set to a timestamp, fills the table with strings it no longer
-// needs); and rebuilding the maps costs CPU on every object received. The
-// memory saved is shown by BenchmarkRealInitialSync (impl=fanout-lean).
+// needs); and rebuilding the maps costs CPU on every object received.
+// BENCHMARKS.md ("Round two") measures the memory saved.
 func InternLabelsAndAnnotations(maxEntries int) TransformFunc {
 	if maxEntries <= 0 {
 		maxEntries = 100000

@@ -22,8 +22,7 @@ func (r *Reflector) Run(stopCh <-chan struct{}) {
 // for the next backoff delay on the reflector's clock. An error is passed
 // to the watch error handler (DefaultWatchErrorHandler unless the
 // controller set another). It returns once ctx is done and the running
-// attempt has returned, with every goroutine it started
-// (TestReflectorRunWaitsForItsList): an attempt returns as soon as the
+// attempt has returned, with every goroutine it started: an attempt returns as soon as the
 // ListerWatcher call in progress does, which is prompt for a ListerWatcher
 // that honours its context (a legacy ListFunc, which gets none, holds the
 // return up until its list ends).

@@ -23,15 +23,14 @@ import (
 // several informers (it takes a lock per object).
 //
 // Values are found by a content hash and checked by deep equality, so an
-// object after the transform is reflect.DeepEqual to it before
-// (TestShareEqualValuesKeepsContent, FuzzShareEqualValues). A value is
+// object after the transform is reflect.DeepEqual to it before. A value is
 // shared from its third sighting on: the first only records its hash in
 // a fixed 128 KiB filter, the second makes it canonical, so values that
 // occur once (UIDs, names, IPs) cost no table entry. The table refers to
 // canonical values weakly (package weak): it does not keep them alive,
 // and its entries for values no cached object uses any more are removed
 // as it grows, so it holds no more than about twice the values cached
-// objects share (TestShareEqualValuesForgets). Slices made canonical have
+// objects share. Slices made canonical have
 // their capacity cut to their length, so that an append to one copies
 // rather than writes into the shared array.
 //
@@ -44,15 +43,14 @@ import (
 //     detector still works: it compares deep copies.
 //   - CPU: every field of every object received is visited by
 //     reflection and hashed, and the first copy of each shared map is
-//     rebuilt, at ingest (list and watch events alike);
-//     BenchmarkRealInitialSync (impl=fanout-leanest) measures the cost.
+//     rebuilt, at ingest (list and watch events alike); BENCHMARKS.md
+//     ("Round two") measures the cost.
 //   - The transform writes into the object it is given, which must be
 //     fresh from a decoder (as an informer's are) and made of Go memory:
 //     it must not already be shared with cached objects, nor refer to
 //     memory the Go runtime did not allocate.
 //
-// The memory saved is shown by BenchmarkRealInitialSync
-// (impl=fanout-leanest).
+// BENCHMARKS.md ("Round two") measures the memory saved.
 func ShareEqualValues() TransformFunc {
 	s := &sharer{}
 	return s.transform

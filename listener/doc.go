@@ -4,7 +4,8 @@
 //
 // Each listener calls its handler from its own goroutine, one notification at
 // a time, in distribution order, and buffers without bound while the handler
-// is behind, so a slow handler never delays another. A handler panic crashes
+// is behind, so a slow handler does not delay another (unless it opts into
+// OverflowBlock, which makes the informer wait for room). A handler panic crashes
 // the process, as in client-go, unless utilruntime.ReallyCrash is false; then
 // the notification is skipped and the listener waits one second (on the
 // processor's clock) before the next.
@@ -74,17 +75,16 @@
 // ShutdownChan (closed when it will call its handler no more, which is what
 // ShutDownEventHandler waits for).
 //
-// Handling deltas, under the delta lock: p.Distribute(listener.NewAdd(obj,
-// isInInitialList), false), p.Distribute(listener.NewUpdate(old, new),
-// sameResourceVersion) and p.Distribute(listener.NewDelete(obj), false).
-//
 // Resyncs: the controller's ShouldResync is p.ShouldResync; when a handler
 // added before start lowers the informer's check period, call
 // p.ResyncCheckPeriodChanged(logger, newPeriod).
 //
 // Processing a delta: under the delta lock, write the store and call
-// p.BeginDistribute for each notification; after releasing it, call Finish
-// on each returned Handoff in order. A handoff waiting for room
+// p.BeginDistribute for each notification (listener.NewAdd(obj,
+// isInInitialList) with sync false, listener.NewUpdate(old, new) with sync
+// true when the resource version is unchanged, listener.NewDelete(obj) with
+// sync false); after releasing it, call Finish on each returned Handoff in
+// order. A handoff waiting for room
 // (OverflowBlock) then holds up no registration or removal.
 //
 // RemoveEventHandler: under the delta lock, p.RemoveListener(handle), which

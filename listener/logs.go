@@ -61,8 +61,7 @@ const (
 // with the "caught up" message, once fewer than half of it are pending
 // (2p < th[0]): the hysteresis keeps a backlog that hovers at a threshold
 // from logging a warning and a drain on every step. Within an episode each
-// threshold's warning is logged at most once
-// (TestBacklogWarningHysteresis).
+// threshold's warning is logged at most once.
 type backlogWatch struct {
 	th    []int64 // ascending; empty = off
 	level int     // thresholds reached in this episode (0: none)

@@ -42,8 +42,8 @@ type notificationSource interface {
 // logged; see traceGate).
 //
 // It takes an interface rather than a method value: calling next through a
-// method value cost about 13% more CPU per delivery in
-// BenchmarkProcessorFanOut at 10 handlers (see BENCHMARKS.md, round two).
+// method value cost about 13% more CPU per delivery at 10 handlers (see
+// BENCHMARKS.md, round two).
 func runLoop(l *Listener, src notificationSource) {
 	defer l.enterCaller()()
 	crashed := false

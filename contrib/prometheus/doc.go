@@ -24,6 +24,6 @@
 // dashboards/fanout-informers.json is a Grafana dashboard over these
 // metrics: backlog, oldest pending age, delivery rate, high water,
 // coalesced and panics per handler, handler duration, and each informer's
-// queue depth and processing latency. TestDashboardsQueryExportedMetrics
-// checks that every query names a metric this package exports.
+// queue depth and processing latency; every query names a metric this
+// package exports.
 package prometheus

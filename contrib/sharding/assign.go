@@ -11,8 +11,7 @@ import "slices"
 // duplicates), and a change of members moves only the ranges it must: a
 // member that joins takes only ranges it now wins, a member that leaves
 // gives up only its own ranges. Balance is statistical: each member's share
-// is near count/len(members) when count is large against len(members)
-// (TestAssignBalance).
+// is near count/len(members) when count is large against len(members).
 func Assign(members []string, count int) []string {
 	owners := make([]string, count)
 	if len(members) == 0 {

@@ -17,8 +17,7 @@ import (
 // per-range informers take the options the factory and its other
 // WithFanoutOptions set (resync period, indexers, InOrder, ...) in place
 // of opts.Informer, and it takes part in the ring RingFor(opts.Ring.Ring,
-// the type's example object), as with NewInformerFunc. Tested by
-// TestWithShardingFactory.
+// the type's example object), as with NewInformerFunc.
 func WithSharding(opts Options) informers.SharedInformerOption {
 	return informers.WithFanoutOptions(func(_ informers.Resource, o *informers.FanoutOptions) {
 		o.New = func(lw informer.ListerWatcher, exampleObject runtime.Object, io informer.SharedIndexInformerOptions) informer.SharedIndexInformer {

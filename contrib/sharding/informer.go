@@ -29,7 +29,7 @@ type Options struct {
 	// DrainTimeout bounds a planned handover's wait for the handlers (see
 	// ShardedInformer): DefaultDrainTimeout if 0; negative means no wait
 	// (what is pending for the range is dropped). A handler call in
-	// progress is waited for even after it (TestDrainTimeout).
+	// progress is waited for even after it.
 	DrainTimeout time.Duration
 	// Clock times DrainTimeout: Ring's Clock if nil, or the real clock.
 	Clock clock.Clock
@@ -58,8 +58,7 @@ type Options struct {
 // Options.DrainTimeout; meanwhile the indexer still serves the range.
 // Then the handlers are removed, the deletes delivered, and StopRange
 // returns, after which the Coordinator releases the claim, and only then
-// can the new owner list the range. Tested by TestDrainSlowHandler. When
-// the timeout passes, or the claim is lost (a forced stop), what is still
+// can the new owner list the range. When the timeout passes, or the claim is lost (a forced stop), what is still
 // pending for the range is dropped. The drain matches objects by
 // namespace/name key and resourceVersion, and costs a map of key to
 // resourceVersion per range and per handler. Calls to one handler are sequential across

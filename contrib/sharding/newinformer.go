@@ -26,15 +26,12 @@ import (
 //	cache.Options{NewInformer: sharding.NewInformerFunc(sharding.Options{Ring: &ring})}
 //
 // Each informer gets opts.Informer with the call's resync period in place
-// of its own and the call's index functions added to its own
-// (TestNewTypeInformerOptions). Every informer takes part in a ring of its own, named
-// RingFor(opts.Ring.Ring, exampleObject), so each kind has its own
-// membership and claim Leases; as rendezvous assignment depends only on
-// the members and the range, replicas with the same members own the same
-// ranges of every kind. opts.Ring must be set (Run logs an error and
-// returns otherwise). Tested by TestNewInformerFuncPartitions and, with a
-// controller-runtime manager on a real apiserver, by the e2e test
-// TestShardedControllerRuntimeCache.
+// of its own and the call's index functions added to its own. Every
+// informer takes part in a ring of its own, named RingFor(opts.Ring.Ring,
+// exampleObject), so each kind has its own membership and claim Leases; as
+// rendezvous assignment depends only on the members and the range,
+// replicas with the same members own the same ranges of every kind.
+// opts.Ring must be set (Run logs an error and returns otherwise).
 func NewInformerFunc(opts Options) func(toolscache.ListerWatcher, runtime.Object, time.Duration, toolscache.Indexers) toolscache.SharedIndexInformer {
 	return func(lw toolscache.ListerWatcher, exampleObject runtime.Object, resync time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
 		return clientgo.Wrap(newTypeInformer(lw, exampleObject, resync, clientgo.FromClientGoIndexers(indexers), opts))

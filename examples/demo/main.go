@@ -9,8 +9,8 @@
 //   - late joins halfway: it first gets the source's current state replayed
 //     as initial-list adds, then the live events.
 //
-// The output is deterministic (TestOutputIsDeterministic compares several
-// runs with testdata/output.txt): the source is seeded, it paces itself on
+// The output is deterministic (the same as testdata/output.txt on every
+// run): the source is seeded, it paces itself on
 // the handlers' calls, and the demo waits for each listener's HasSynced
 // and for slow's first call before it prints. Stats.Spilled is printed
 // for slow only: for a handler that keeps up it depends on whether the

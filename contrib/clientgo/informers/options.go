@@ -77,7 +77,7 @@ type FanoutOptions struct {
 	// object and Informer, in place of
 	// informer.NewSharedIndexInformerWithOptions (used when nil). It is how
 	// contrib/sharding's WithSharding makes a sharded factory; a
-	// replacement must honour Informer's fields (TestFanoutOptionsNew).
+	// replacement must honour Informer's fields.
 	New func(lw informer.ListerWatcher, exampleObject runtime.Object, options informer.SharedIndexInformerOptions) informer.SharedIndexInformer
 }
 
