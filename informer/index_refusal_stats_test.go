@@ -58,7 +58,7 @@ func TestIndexRefusalCountedAndRemembered(t *testing.T) {
 		src.Add(siPod("c"))
 		metrics := &refusalCounter{counts: map[string]float64{}}
 		inf := NewSharedIndexInformerWithOptions(src, &corev1.Pod{}, SharedIndexInformerOptions{
-			InOrder: inOrder, Indexers: Indexers{"refuse": refuseLabelled}, ListenerMetricsProvider: metrics})
+			InOrder: queueOption(inOrder), Indexers: Indexers{"refuse": refuseLabelled}, ListenerMetricsProvider: metrics})
 		stats, _ := InformerStatsOf(inf)
 		assert.Zero(t, stats.IndexRefusals)
 		assert.Nil(t, stats.LastIndexRefusal)
