@@ -27,7 +27,7 @@ func Example() {
 		},
 		WatchFunc: func(metav1.ListOptions) (watch.Interface, error) { return w, nil },
 	}
-	pods := informer.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, nil)
+	pods := informer.NewSharedIndexInformer(informer.ToListWatcherWithWatchListSemantics(lw, listOnly{}), &corev1.Pod{}, 0, nil)
 	reg, _ := pods.AddEventHandlerWithOptions(informer.ResourceEventHandlerFuncs{}, informer.HandlerOptions{Name: "reconciler"})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -55,3 +55,10 @@ func Example() {
 	// pods *v1.Pod synced: true store: 1 rv: 7
 	// reconciler direct Grow delivered: 1 behind: false
 }
+
+// listOnly marks a ListWatch whose fake watch cannot stream the initial
+// list, so that the reflector lists, as it does for client-go's fake
+// clientsets; watch-list is on by default.
+type listOnly struct{}
+
+func (listOnly) IsWatchListSemanticsUnSupported() bool { return true }

@@ -18,12 +18,12 @@ import (
 func ExampleDropManagedFields() {
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-1",
 		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}}}
-	lw := &cache.ListWatch{
+	lw := listAndWatchOnly{&cache.ListWatch{
 		ListFunc: func(metav1.ListOptions) (runtime.Object, error) {
 			return &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "1"}, Items: []corev1.Pod{*pod}}, nil
 		},
 		WatchFunc: func(metav1.ListOptions) (watch.Interface, error) { return watch.NewFake(), nil },
-	}
+	}}
 
 	inf := cache.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, nil)
 	_ = inf.SetTransform(cache.ChainTransforms(cache.DropManagedFields(), cache.ShareEqualValues()))

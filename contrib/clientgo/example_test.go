@@ -30,7 +30,7 @@ func Example() {
 			return cs.CoreV1().Pods("").Watch(ctx, o)
 		},
 	}
-	inf := clientgo.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, cache.Indexers{
+	inf := clientgo.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(lw, cs), &corev1.Pod{}, 0, cache.Indexers{
 		cache.NamespaceIndex: cache.MetaNamespaceIndexFunc,
 	})
 	ctx, cancel := context.WithCancel(context.Background())

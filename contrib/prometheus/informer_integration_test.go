@@ -24,11 +24,13 @@ func pod(name, rv string) *corev1.Pod {
 }
 
 // podSource lists pods a@10 and b@11 (list resource version 11), and its
-// first watch carries the given events; later watches stay silent.
-func podSource(events ...watch.Event) *informer.ListWatch {
+// first watch carries the given events; later watches stay silent. Its
+// watches cannot stream the initial list, so the reflector lists, as it does
+// for client-go's fake clientsets.
+func podSource(events ...watch.Event) informer.ListerWatcher {
 	var mu sync.Mutex
 	first := true
-	return &informer.ListWatch{
+	return informer.ToListWatcherWithWatchListSemantics(&informer.ListWatch{
 		ListWithContextFunc: func(context.Context, metav1.ListOptions) (runtime.Object, error) {
 			return &corev1.PodList{
 				ListMeta: metav1.ListMeta{ResourceVersion: "11"},
@@ -47,8 +49,13 @@ func podSource(events ...watch.Event) *informer.ListWatch {
 			}
 			return w, nil
 		},
-	}
+	}, listOnly{})
 }
+
+// listOnly says its watches have no watch-list semantics.
+type listOnly struct{}
+
+func (listOnly) IsWatchListSemanticsUnSupported() bool { return true }
 
 // TestInformerMetricsThroughRealInformer runs a fanout informer fed by
 // RealFIFO with the Prometheus provider in SharedIndexInformerOptions, and
