@@ -73,6 +73,16 @@ modcheck:
 		(cd $$m && GOWORK=off $(GO) build ./... && GOWORK=off $(GO) vet ./... && GOWORK=off $(GO) mod tidy -diff); \
 	done
 
+.PHONY: compat
+
+## compat: every supported client-go/controller-runtime pair (v0.35.10 +
+## v0.23.3, v0.36.6 + v0.24.1, v0.37.2 + v0.25.2), each in a scratch copy
+## where go get sets the versions: the user modules built, vetted and
+## tested alone, client-go's black-box tests of that release, and the
+## consumer check (hack/compat.sh; COMPAT_PAIRS, COMPAT_SKIP).
+compat:
+	./hack/compat.sh
+
 .PHONY: e2e demo-cluster soak
 
 ## e2e: builds etcd and kube-apiserver from the Go module proxy (cached in

@@ -92,7 +92,7 @@ func TestAdapterSyncsDeliversAndServesListers(t *testing.T) {
 		stopCh := make(chan struct{})
 		defer close(stopCh)
 		require.True(t, cache.WaitForCacheSync(stopCh, inf.HasSynced, reg.HasSynced))
-		require.True(t, cache.WaitFor(context.Background(), "", inf.HasSyncedChecker(), reg.HasSyncedChecker(), inf.GetController().HasSyncedChecker()))
+		requireCheckersDone(t, inf, reg, inf.GetController())
 		synctest.Wait()
 		require.Equal(t, []string{"add a/x rv=1 initial=true", "add b/y rv=2 initial=true"}, log.get())
 		require.Equal(t, "2", inf.LastSyncResourceVersion())
@@ -162,7 +162,9 @@ func TestShutDownEventHandlerStopsDelivery(t *testing.T) {
 		stop := runInformer(inf)
 		defer stop()
 		synctest.Wait()
-		require.NoError(t, cache.ShutDownEventHandler(inf, reg))
+		// cache.ShutDownEventHandler (client-go v0.36+) does this.
+		require.NoError(t, inf.RemoveEventHandler(reg))
+		<-reg.(interface{ ShutdownChan() <-chan struct{} }).ShutdownChan()
 		src.put("a", "y", "1", false)
 		synctest.Wait()
 		require.Equal(t, []string{"add a/x rv=1 initial=true"}, removed.get())
@@ -249,7 +251,7 @@ func TestAdapterWatchErrorHandlerAndTransform(t *testing.T) {
 		require.Error(t, inf.SetWatchErrorHandler(func(*cache.Reflector, error) {}))
 
 		src.setListError(nil)
-		require.True(t, cache.WaitFor(context.Background(), "", inf.HasSyncedChecker()))
+		requireCheckersDone(t, inf)
 		obj, ok, err := inf.GetStore().GetByKey("a/x")
 		require.NoError(t, err)
 		require.True(t, ok)

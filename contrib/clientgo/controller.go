@@ -8,9 +8,11 @@ import (
 	"github.com/kfanout/fanout/informer"
 )
 
-// controller adapts fanout's Controller to client-go's; only
-// HasSyncedChecker's result type differs.
+// controller adapts fanout's Controller to client-go's. Its
+// HasSyncedChecker (client-go v0.36+) is the informer's mirror, as fanout's
+// informer controller checks the informer's sync.
 type controller struct {
+	checkerHost
 	inner informer.Controller
 }
 
@@ -24,9 +26,6 @@ func (c controller) Run(stopCh <-chan struct{}) { c.inner.Run(stopCh) }
 
 // HasSynced reports whether the initial list has been processed.
 func (c controller) HasSynced() bool { return c.inner.HasSynced() }
-
-// HasSyncedChecker is HasSynced as a DoneChecker.
-func (c controller) HasSyncedChecker() cache.DoneChecker { return c.inner.HasSyncedChecker() }
 
 // LastSyncResourceVersion is the resource version last seen.
 func (c controller) LastSyncResourceVersion() string { return c.inner.LastSyncResourceVersion() }

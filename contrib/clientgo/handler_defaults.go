@@ -17,5 +17,7 @@ func WrapWithHandlerDefaults(inf informer.SharedIndexInformer, defaults informer
 	if inf == nil {
 		return nil
 	}
-	return &sharedIndexInformer{inner: inf, defaults: defaults}
+	s := Wrap(inf).(*sharedIndexInformer)
+	s.defaults = defaults
+	return s
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kfanout/fanout/contrib/clientgo/internal/cgreflect"
@@ -60,7 +61,9 @@ func Wrap(inf informer.SharedIndexInformer) cache.SharedIndexInformer {
 	if inf == nil {
 		return nil
 	}
-	return &sharedIndexInformer{inner: inf}
+	s := &sharedIndexInformer{inner: inf, mirrors: &mirrorSet{}}
+	s.checkerHost = newMirror(inf.HasSyncedChecker(), s.mirrors)
+	return s
 }
 
 // FanoutInformer returns the fanout informer behind inf, and false when inf
@@ -79,6 +82,10 @@ func FanoutInformer(inf cache.SharedIndexInformer) (informer.SharedIndexInformer
 // Every call is forwarded; only the types that name client-go's own
 // package are converted.
 type sharedIndexInformer struct {
+	// checkerHost mirrors inner.HasSyncedChecker() on client-go v0.36+
+	// (see checker.go).
+	checkerHost
+	mirrors    *mirrorSet
 	inner      informer.SharedIndexInformer
 	reflectors reflectorViews
 	// defaults are the fanout options of every handler registered
@@ -104,7 +111,8 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(h cache.ResourceEventHa
 	if isNil(h) {
 		return nil, errNilHandler
 	}
-	return wrapRegistration(s.inner.AddEventHandlerWithOptions(handler{inner: h}, handlerOptions(h, options, s.defaults)))
+	r, err := s.inner.AddEventHandlerWithOptions(handler{inner: h}, handlerOptions(h, options, s.defaults))
+	return wrapRegistration(r, err, s.mirrors)
 }
 
 // RemoveEventHandler removes a registration made by this informer. Like
@@ -126,22 +134,22 @@ func (s *sharedIndexInformer) GetIndexer() cache.Indexer { return Indexer(s.inne
 
 // GetController returns the informer's Controller view.
 func (s *sharedIndexInformer) GetController() cache.Controller {
-	return controller{inner: s.inner.GetController()}
+	return controller{inner: s.inner.GetController(), checkerHost: s.checkerHost}
 }
 
 // Run runs the informer until stopCh is closed.
-func (s *sharedIndexInformer) Run(stopCh <-chan struct{}) { s.inner.Run(stopCh) }
+func (s *sharedIndexInformer) Run(stopCh <-chan struct{}) {
+	s.RunWithContext(wait.ContextForChannel(stopCh))
+}
 
 // RunWithContext runs the informer until ctx is done.
-func (s *sharedIndexInformer) RunWithContext(ctx context.Context) { s.inner.RunWithContext(ctx) }
+func (s *sharedIndexInformer) RunWithContext(ctx context.Context) {
+	s.mirrors.run(ctx)
+	s.inner.RunWithContext(ctx)
+}
 
 // HasSynced reports whether the cache holds the initial list.
 func (s *sharedIndexInformer) HasSynced() bool { return s.inner.HasSynced() }
-
-// HasSyncedChecker is HasSynced as a DoneChecker.
-func (s *sharedIndexInformer) HasSyncedChecker() cache.DoneChecker {
-	return s.inner.HasSyncedChecker()
-}
 
 // LastSyncResourceVersion is the resource version last seen.
 func (s *sharedIndexInformer) LastSyncResourceVersion() string {

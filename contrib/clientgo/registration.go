@@ -10,25 +10,25 @@ import (
 // interface. It also has ShutdownChan, so cache.ShutDownEventHandler works
 // on it.
 type registration struct {
+	// checkerHost mirrors inner.HasSyncedChecker() on client-go v0.36+.
+	checkerHost
 	inner informer.ResourceEventHandlerRegistration
 }
 
 var _ cache.ResourceEventHandlerRegistration = (*registration)(nil)
 
 // wrapRegistration wraps the result of a fanout AddEventHandler call.
-func wrapRegistration(r informer.ResourceEventHandlerRegistration, err error) (cache.ResourceEventHandlerRegistration, error) {
+// Its checker mirror follows r's while the informer runs.
+func wrapRegistration(r informer.ResourceEventHandlerRegistration, err error, mirrors *mirrorSet) (cache.ResourceEventHandlerRegistration, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &registration{inner: r}, nil
+	return &registration{inner: r, checkerHost: newMirror(r.HasSyncedChecker(), mirrors)}, nil
 }
 
 // HasSynced reports whether the informer has synced and the handler has
 // returned from every initial-list add.
 func (r *registration) HasSynced() bool { return r.inner.HasSynced() }
-
-// HasSyncedChecker is HasSynced as a DoneChecker.
-func (r *registration) HasSyncedChecker() cache.DoneChecker { return r.inner.HasSyncedChecker() }
 
 // ShutdownChan is closed once the handler will be called no more after
 // removal. It is nil if the fanout registration has no such channel.

@@ -30,4 +30,9 @@
 // their handlers, under the assumption Kubernetes' leader election makes:
 // clocks may be offset by any amount but run at the same rate (within the
 // margin LeaseDuration - RenewDeadline). See [Claims] for the argument.
+//
+// Unlike the rest of fanout, this module needs client-go, api and
+// apimachinery v0.36.0 or later (with controller-runtime v0.24 or later):
+// k8s.io/apimachinery/pkg/sharding first appeared in v0.36. Its go.mod
+// requires v0.36.0, so adding it moves a module on v0.35 to v0.36.
 package sharding

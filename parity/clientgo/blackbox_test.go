@@ -79,6 +79,11 @@ func runBlackBox(t *testing.T, version string) {
 		goOutput(t, ".", gobin, "mod", "download", "k8s.io/client-go@"+version)
 	}
 	mod := blackBoxModule(t, gobin)
+	if os.Getenv("FANOUT_CLIENTGO_BLACKBOX_LINK") != "" {
+		// Link the release under test, so that fanout is built and run
+		// with that release's api and apimachinery (make compat).
+		goOutput(t, mod, gobin, "get", "k8s.io/client-go@"+version, "k8s.io/api@"+version, "k8s.io/apimachinery@"+version)
+	}
 	pkgDir := filepath.Join(mod, "cache")
 
 	// Write the rewritten but unpruned files once so that go mod tidy

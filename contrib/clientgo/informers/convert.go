@@ -51,6 +51,9 @@ func fromClientGo(built cache.SharedIndexInformer, resync time.Duration, configu
 		ObjectDescription: parts.ObjectDescription,
 	}}
 	r := Resource{GVR: parts.Resource, Object: parts.ObjectType}
+	if r.GVR.Empty() {
+		r.GVR = guessResource(parts.ObjectType)
+	}
 	for _, c := range configure {
 		if c != nil {
 			c(r, &o)

@@ -1,7 +1,6 @@
 package informers
 
 import (
-	"context"
 	"fmt"
 	"reflect"
 	"sync"
@@ -43,6 +42,7 @@ func NewSharedInformerFactoryWithOptions(client kubernetes.Interface, defaultRes
 	f := &factory{client: client}
 	all := append([]SharedInformerOption{beginOption(&f.configure)}, options...)
 	f.inner = k8sinformers.NewSharedInformerFactoryWithOptions(client, defaultResync, all...)
+	f.SharedInformerFactory = f.inner
 	endBuilding(pointerOf(f.inner))
 	scope, err := cgreflect.ReadFactory(f.inner)
 	if err != nil {
@@ -55,7 +55,15 @@ func NewSharedInformerFactoryWithOptions(client kubernetes.Interface, defaultRes
 // factory serves fanout informers. client-go's own factory, inner, keeps
 // the books (one informer per type, custom resyncs, transform, start,
 // sync and shutdown); this type hands it fanout informers to keep.
+//
+// inner is embedded so that the factory has exactly the methods of the
+// linked release's interface: StartWithContext,
+// WaitForCacheSyncWithContext and InformerName (client-go v0.36+) are
+// inner's, and so are the group accessors a release adds after v0.35
+// (Lifecycle in v0.37), which serve client-go's own informers: this
+// package cannot name their groups and still build against v0.35.
 type factory struct {
+	SharedInformerFactory
 	inner     SharedInformerFactory
 	client    kubernetes.Interface
 	namespace string
@@ -76,9 +84,6 @@ var _ SharedInformerFactory = (*factory)(nil)
 // stopCh is closed.
 func (f *factory) Start(stopCh <-chan struct{}) { f.inner.Start(stopCh) }
 
-// StartWithContext is Start until ctx is done.
-func (f *factory) StartWithContext(ctx context.Context) { f.inner.StartWithContext(ctx) }
-
 // Shutdown stops new starts and waits for the started informers to stop.
 func (f *factory) Shutdown() { f.inner.Shutdown() }
 
@@ -87,14 +92,6 @@ func (f *factory) Shutdown() { f.inner.Shutdown() }
 func (f *factory) WaitForCacheSync(stopCh <-chan struct{}) map[reflect.Type]bool {
 	return f.inner.WaitForCacheSync(stopCh)
 }
-
-// WaitForCacheSyncWithContext is WaitForCacheSync until ctx is done.
-func (f *factory) WaitForCacheSyncWithContext(ctx context.Context) cache.SyncResult {
-	return f.inner.WaitForCacheSyncWithContext(ctx)
-}
-
-// InformerName is the name set with WithInformerName, or nil.
-func (f *factory) InformerName() *cache.InformerName { return f.inner.InformerName() }
 
 // InformerFor returns the informer of obj's type, building it the first
 // time from what newFunc builds: a client-go informer becomes a fanout

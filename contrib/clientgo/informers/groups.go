@@ -13,7 +13,6 @@ import (
 	"k8s.io/client-go/informers/events"
 	"k8s.io/client-go/informers/extensions"
 	"k8s.io/client-go/informers/flowcontrol"
-	"k8s.io/client-go/informers/lifecycle"
 	"k8s.io/client-go/informers/networking"
 	"k8s.io/client-go/informers/node"
 	"k8s.io/client-go/informers/policy"
@@ -74,9 +73,6 @@ func (f *factory) Extensions() extensions.Interface { return extensions.New(f, f
 func (f *factory) Flowcontrol() flowcontrol.Interface {
 	return flowcontrol.New(f, f.namespace, f.tweak)
 }
-
-// Lifecycle returns the lifecycle group's informers.
-func (f *factory) Lifecycle() lifecycle.Interface { return lifecycle.New(f, f.namespace, f.tweak) }
 
 // Networking returns the networking group's informers.
 func (f *factory) Networking() networking.Interface { return networking.New(f, f.namespace, f.tweak) }

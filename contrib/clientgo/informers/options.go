@@ -43,15 +43,6 @@ func WithTransform(transform cache.TransformFunc) SharedInformerOption {
 	return k8sinformers.WithTransform(transform)
 }
 
-// WithInformerName sets the name client-go's generated constructors use
-// for the informers' metrics identifiers. The fanout informers built from
-// them do not carry that identifier (fanout names its informers with its
-// own InformerName type); set FanoutOptions.Informer.Identifier, or rely
-// on the listener metrics' default name, the object type.
-func WithInformerName(informerName *cache.InformerName) SharedInformerOption {
-	return k8sinformers.WithInformerName(informerName)
-}
-
 // Resource is the informer a FanoutOptions function configures.
 type Resource struct {
 	// GVR is the resource, as the generated constructor names it; zero

@@ -8,5 +8,6 @@
 // CheckLayout verifies, before any read, that every field it reads exists
 // with the type it expects; a client-go whose layout differs makes every
 // read return an error naming the field, never a zero value. The layout was
-// checked on client-go v0.37.2 (ClientGoVersion); a test pins it.
+// checked on client-go v0.35, v0.36 and v0.37 (SupportedRange); a release
+// outside that range fails CheckLayout with an error naming the range.
 package cgreflect

@@ -7,14 +7,16 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8sinformers "k8s.io/client-go/informers"
 	"k8s.io/client-go/informers/internalinterfaces"
 	"k8s.io/client-go/tools/cache"
 )
 
-// ClientGoVersion is the client-go version whose layout this package was
-// checked on.
-const ClientGoVersion = "v0.37.2"
+// SupportedRange names the client-go releases whose layout this package was
+// checked on, one per supported minor (v0.35.0-v0.35.10, v0.36.0-v0.36.6,
+// v0.37.0-v0.37.2 read from their source); a layout error names it.
+const SupportedRange = "v0.35, v0.36 and v0.37"
 
 // field is an unexported field read from a client-go struct.
 type field struct {
@@ -28,7 +30,17 @@ var informerFields = []field{
 	{"listerWatcher", reflect.TypeFor[cache.ListerWatcher]()},
 	{"objectType", reflect.TypeFor[runtime.Object]()},
 	{"objectDescription", reflect.TypeFor[string]()},
-	{"identifier", reflect.TypeFor[cache.InformerNameAndResource]()},
+}
+
+// identifierField is the field of client-go's *cache.sharedIndexInformer
+// that names the informer's resource, from client-go v0.36 on. It is
+// optional (v0.35 has none) and is read through its GroupVersionResource
+// method, not its type's name, which v0.35 does not declare.
+const identifierField = "identifier"
+
+// resourceNamer is what the identifier field offers.
+type resourceNamer interface {
+	GroupVersionResource() schema.GroupVersionResource
 }
 
 // factoryFields are the fields of client-go's *informers.sharedInformerFactory
@@ -57,10 +69,16 @@ func CheckLayout() error {
 }
 
 func checkLayout() error {
+	if err := checkVersion(linkedClientGo()); err != nil {
+		return err
+	}
 	inf := cache.NewSharedIndexInformer(nil, &runtime.Unknown{}, 0, nil)
 	informerType = reflect.TypeOf(inf)
 	if err := checkStruct(informerType, "k8s.io/client-go/tools/cache", "sharedIndexInformer", informerFields); err != nil {
 		return err
+	}
+	if f, ok := informerType.Elem().FieldByName(identifierField); ok && !f.Type.Implements(reflect.TypeFor[resourceNamer]()) {
+		return layoutError(fmt.Sprintf("cache.sharedIndexInformer.%s is %v, which has no GroupVersionResource method", identifierField, f.Type))
 	}
 	f := k8sinformers.NewSharedInformerFactory(nil, 0)
 	factoryType = reflect.TypeOf(f)
@@ -95,5 +113,5 @@ func checkStruct(t reflect.Type, pkg, name string, fields []field) error {
 
 // layoutError wraps a layout mismatch with what to do about it.
 func layoutError(detail string) error {
-	return fmt.Errorf("fanout: client-go's internal layout is not the one fanout's factories were checked on (client-go %s): %s; use a fanout release made for this client-go version", ClientGoVersion, detail)
+	return fmt.Errorf("fanout: client-go's internal layout is not the one fanout's factories were checked on (client-go %s): %s; use client-go %s or a fanout release made for this client-go version", SupportedRange, detail, SupportedRange)
 }

@@ -22,7 +22,8 @@ type InformerParts struct {
 	// ObjectDescription is the description given to the constructor.
 	ObjectDescription string
 	// Resource is the resource the constructor named in its identifier;
-	// zero when it named none.
+	// zero when it named none, and always on client-go v0.35, whose
+	// informers have no identifier.
 	Resource schema.GroupVersionResource
 	// Indexers are the cache's index functions.
 	Indexers cache.Indexers
@@ -73,7 +74,11 @@ func ReadInformer(inf cache.SharedIndexInformer) (InformerParts, error) {
 	if obj := readField(s, "objectType"); obj != nil {
 		p.ObjectType = obj.(runtime.Object)
 	}
-	p.Resource = readField(s, "identifier").(cache.InformerNameAndResource).GroupVersionResource()
+	if _, ok := s.Type().FieldByName(identifierField); ok {
+		if id, ok := readField(s, identifierField).(resourceNamer); ok {
+			p.Resource = id.GroupVersionResource()
+		}
+	}
 	p.Indexers = base.GetIndexer().GetIndexers()
 	return p, nil
 }
