@@ -1,6 +1,7 @@
 package clientgo
 
 import (
+	"errors"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -11,8 +12,23 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// client-go's own cache.ShutDownEventHandler, called from inside the
-// handler it shuts down, returns (client-go's informer deadlocks there):
+// shutDownEventHandler is what client-go v0.37's cache.ShutDownEventHandler
+// does (v0.35 and v0.36 lack it): remove the handler, then wait on the
+// registration's ShutdownChan.
+func shutDownEventHandler(inf cache.SharedInformer, reg cache.ResourceEventHandlerRegistration) error {
+	if err := inf.RemoveEventHandler(reg); err != nil {
+		return err
+	}
+	s, ok := reg.(interface{ ShutdownChan() <-chan struct{} })
+	if !ok {
+		return errors.New("registration has no ShutdownChan")
+	}
+	<-s.ShutdownChan()
+	return nil
+}
+
+// A ShutDownEventHandler called from inside the handler it shuts down
+// returns (client-go's informer deadlocks there):
 // the handler is called no more after that call, and Run returns.
 func TestClientGoShutDownEventHandlerFromOwnHandler(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -34,7 +50,7 @@ func TestClientGoShutDownEventHandlerFromOwnHandler(t *testing.T) {
 				}
 				mu.Lock()
 				defer mu.Unlock()
-				errOut = cache.ShutDownEventHandler(inf, reg)
+				errOut = shutDownEventHandler(inf, reg)
 				close(returned)
 			},
 		})

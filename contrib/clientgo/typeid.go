@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kfanout/fanout/contrib/clientgo/internal/cgreflect"
 	"github.com/kfanout/fanout/informer"
 )
 
@@ -39,14 +40,15 @@ func WrapController(c informer.Controller) cache.Controller {
 // FanoutRegistration(result). An empty options.Name names the registration
 // after h. It fails when inf is not a fanout informer.
 func AddEventHandlerWithFanoutOptions(inf cache.SharedIndexInformer, h cache.ResourceEventHandler, options informer.HandlerOptions) (cache.ResourceEventHandlerRegistration, error) {
-	inner, ok := FanoutInformer(inf)
-	if !ok {
+	w, ok := cgreflect.Unwrap(inf).(*sharedIndexInformer)
+	if !ok || w == nil {
 		return nil, errNotFanout
 	}
 	if isNil(h) {
 		return nil, errNilHandler
 	}
-	return wrapRegistration(inner.AddEventHandlerWithOptions(handler{inner: h}, handlerOptions(h, cache.HandlerOptions{}, options)))
+	r, err := w.inner.AddEventHandlerWithOptions(handler{inner: h}, handlerOptions(h, cache.HandlerOptions{}, options))
+	return wrapRegistration(r, err, w.mirrors)
 }
 
 // FanoutRegistration returns the fanout registration behind r, which has
