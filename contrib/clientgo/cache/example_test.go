@@ -22,7 +22,7 @@ func Example() {
 	stop := make(chan struct{})
 	defer close(stop)
 
-	var pods cache.SharedIndexInformer = factory.Core().V1().Pods().Informer()
+	pods := factory.Core().V1().Pods().Informer()
 	reg, err := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) { fmt.Println("add", obj.(*corev1.Pod).Name) },
 	})
