@@ -102,12 +102,12 @@ func TestHalfSwapClientGoKeyFuncGetsRelistTombstone(t *testing.T) {
 						f.Shutdown()
 					}
 				case "type-identical NewSharedIndexInformer":
-					inf := fcache.NewSharedIndexInformer(clientsetListWatch(cs), &corev1.ConfigMap{}, 0, fcache.Indexers{})
+					inf := fcache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(clientsetListWatch(cs), cs), &corev1.ConfigMap{}, 0, fcache.Indexers{})
 					_, err := inf.AddEventHandler(h)
 					require.NoError(t, err)
 					run = inf.RunWithContext
 				default:
-					_, ctrl := fcache.NewInformerWithOptions(fcache.InformerOptions{ListerWatcher: clientsetListWatch(cs), ObjectType: &corev1.ConfigMap{}, Handler: h})
+					_, ctrl := fcache.NewInformerWithOptions(fcache.InformerOptions{ListerWatcher: cache.ToListWatcherWithWatchListSemantics(clientsetListWatch(cs), cs), ObjectType: &corev1.ConfigMap{}, Handler: h})
 					run = ctrl.RunWithContext
 				}
 				runDeletes(t, api, run)
@@ -130,7 +130,7 @@ func TestStandaloneHandlersGetFanoutTombstone(t *testing.T) {
 		)
 		var mu sync.Mutex
 		var seen []any
-		inf := informer.NewSharedIndexInformer(clientsetListWatch(cs), &corev1.ConfigMap{}, 0, informer.Indexers{})
+		inf := informer.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(clientsetListWatch(cs), cs), &corev1.ConfigMap{}, 0, informer.Indexers{})
 		_, err := inf.AddEventHandler(informer.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) {
 			mu.Lock()
 			defer mu.Unlock()
