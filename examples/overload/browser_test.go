@@ -76,7 +76,7 @@ func TestDebugPageInBrowser(t *testing.T) {
 		h := findHandler(s, "stalled")
 		return h != nil && h.Behind && len(h.Backlog) >= 3
 	})
-	dir := t.ArtifactDir()
+	dir := t.TempDir()
 	dom1 := dumpDOM(t, browser, url, dir)
 	checkDOM(t, "first load", dom1)
 

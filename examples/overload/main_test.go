@@ -54,7 +54,7 @@ func TestDemoTinyRun(t *testing.T) {
 		t.Fatalf("got %d results, want 3", len(results))
 	}
 	clientGo, defaults, coalesce := results[0], results[1], results[2]
-	if want := "client-go v0.37.2"; clientGo.Title != want {
+	if want := "client-go v0.35.0"; clientGo.Title != want {
 		t.Errorf("first run titled %q, want %q", clientGo.Title, want)
 	}
 	for _, r := range []*demo.Result{clientGo, defaults} {
