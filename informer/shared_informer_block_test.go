@@ -13,7 +13,7 @@ import (
 // waiting for room on a stalled OverflowBlock handler lets another handler
 // be added (it gets the store replayed and every later change exactly once)
 // and one be removed. Before
-// the handoff was finished outside blockDeltas, AddEventHandler and
+// the handoff was finished outside the hub's delta lock, AddEventHandler and
 // RemoveEventHandler waited behind it.
 func TestOverflowBlockHoldsNoRegistrationLock(t *testing.T) {
 	inBubble(t, func(t *testing.T, inOrder bool) {
@@ -69,7 +69,7 @@ func TestOverflowBlockHoldsNoRegistrationLock(t *testing.T) {
 // and once released the handler gets the replay, then later changes, in
 // order, and is synced. Before the replay was queued without the room
 // check, AddEventHandler waited for the handler under startedLock and
-// blockDeltas.
+// the hub's delta lock.
 func TestOverflowBlockReplayDoesNotWait(t *testing.T) {
 	inBubble(t, func(t *testing.T, inOrder bool) {
 		src, inf := siSetup(SharedIndexInformerOptions{InOrder: queueOption(inOrder)})

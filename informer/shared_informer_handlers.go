@@ -90,22 +90,13 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 	if err != nil {
 		return nil, err
 	}
-	if !s.started {
-		if _, err := s.processor.AddListener(l); err != nil {
-			return nil, err
-		}
-		return l, nil
+	var replay func() []any // before start, Run replays nothing: the initial list reaches every handler
+	if s.started {
+		replay = s.indexer.List
 	}
-
-	s.blockDeltas.Lock()
-	defer s.blockDeltas.Unlock()
-	if _, err := s.processor.AddListener(l); err != nil {
+	if err := s.hub.Register(l, replay); err != nil {
 		return nil, err
 	}
-	for _, obj := range s.indexer.List() {
-		l.Replay(listener.NewAdd(obj, true))
-	}
-	s.processor.StartWatchSynced(l)
 	return l, nil
 }
 
@@ -137,28 +128,7 @@ func (s *sharedIndexInformer) RemoveEventHandler(handle ResourceEventHandlerRegi
 	// lock of ours; RemoveListener makes it drop its notification.
 	s.startedLock.Lock()
 	defer s.startedLock.Unlock()
-	s.blockDeltas.Lock()
-	defer s.blockDeltas.Unlock()
-	return s.processor.RemoveListener(handle)
-}
-
-// OnAdd distributes an add to every handler (the informer is the queue's
-// handler).
-func (s *sharedIndexInformer) OnAdd(obj any, isInInitialList bool) {
-	s.mutationDetector.AddObject(obj)
-	s.processor.Distribute(listener.NewAdd(obj, isInInitialList), false)
-}
-
-// OnUpdate distributes an update. An update whose resource version did not
-// change is a resync or relist and goes only to handlers due for a resync.
-func (s *sharedIndexInformer) OnUpdate(oldObj, newObj any) {
-	s.mutationDetector.AddObject(newObj)
-	s.processor.Distribute(listener.NewUpdate(oldObj, newObj), isSyncUpdate(oldObj, newObj))
-}
-
-// OnDelete distributes a delete.
-func (s *sharedIndexInformer) OnDelete(obj any) {
-	s.processor.Distribute(listener.NewDelete(obj), false)
+	return s.hub.Remove(handle)
 }
 
 // ShutDownEventHandler removes handle from informer and waits until its

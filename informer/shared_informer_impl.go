@@ -52,28 +52,26 @@ type sharedIndexInformer struct {
 	watchErrorHandler               WatchErrorHandlerWithContext
 	transform                       TransformFunc
 
-	// blockDeltas is held while deltas are written to the store and their
-	// distribution is begun, and while a late handler is added and
-	// replayed, so that a late handler sees the cache and then every later
-	// change exactly once. The handoffs that may wait are finished after
-	// it is released (see handoffCollector).
-	blockDeltas sync.Mutex
-	// batchResults is the scratch space of keyed batches; blockDeltas
-	// guards it.
+	// hub owns the critical section of every change: the delta lock, the
+	// store write, the listeners that receive it, then the handoffs that
+	// may wait; and a late handler's registration and replay.
+	hub *listener.Hub
+	// batchResults is the scratch space of keyed batches; only the
+	// controller's goroutine, inside hub.Apply, uses it.
 	batchResults []batchResult
-	// collector begins distributions under blockDeltas and finishes them
-	// after; only the controller's goroutine uses it.
-	collector handoffCollector
 }
 
 func newSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, options SharedIndexInformerOptions, clk clock.Clock) *sharedIndexInformer {
 	if clk == nil {
 		clk = clock.RealClock{}
 	}
+	processor := listener.NewProcessor(listener.ProcessorOptions{Clock: clk})
+	mutationDetector := NewCacheMutationDetector(fmt.Sprintf("%T", exampleObject))
 	return &sharedIndexInformer{
 		indexer:                         newInformerIndexer(options),
-		processor:                       listener.NewProcessor(listener.ProcessorOptions{Clock: clk}),
-		mutationDetector:                NewCacheMutationDetector(fmt.Sprintf("%T", exampleObject)),
+		processor:                       processor,
+		hub:                             listener.NewHub(processor, mutationDetector.AddObject),
+		mutationDetector:                mutationDetector,
 		listerWatcher:                   lw,
 		objectType:                      exampleObject,
 		objectDescription:               options.ObjectDescription,
@@ -173,26 +171,23 @@ func (s *sharedIndexInformer) start(logger klog.Logger) bool {
 		ShouldResync:      s.processor.ShouldResync,
 		// The informer's queues always pop keyed (see controller.popFunc);
 		// every popped item is written to the store and its distribution
-		// begun under blockDeltas by one of these two, and the handoffs
-		// that may wait are finished after blockDeltas is released.
+		// begun under the hub's delta lock by one of these two, and the handoffs
+		// that may wait are finished after it is released.
 		processKeyed: func(key string, keyed bool, deltas []Delta, isInInitialList bool) error {
-			defer s.collector.flush()
-			s.blockDeltas.Lock()
-			defer s.blockDeltas.Unlock()
-			return processKeyedDeltas(logger, &s.collector, s.indexer, key, keyed && storeKeys, deltas, isInInitialList)
+			return s.hub.Apply(func(h listener.Handler) error {
+				return processKeyedDeltas(logger, h, s.indexer, key, keyed && storeKeys, deltas, isInInitialList)
+			})
 		},
 		processBatchKeyed: func(keys []string, deltas []Delta, isInInitialList bool) error {
 			if !storeKeys {
 				keys = nil
 			}
-			defer s.collector.flush()
-			s.blockDeltas.Lock()
-			defer s.blockDeltas.Unlock()
-			return processKeyedBatch(logger, &s.collector, s.indexer, keys, deltas, isInInitialList, &s.batchResults)
+			return s.hub.Apply(func(h listener.Handler) error {
+				return processKeyedBatch(logger, h, s.indexer, keys, deltas, isInInitialList, &s.batchResults)
+			})
 		},
 		WatchErrorHandlerWithContext: s.watchErrorHandler,
 	}).(*controller)
-	s.collector.s = s
 	s.bindIndexRefusals()
 	ctl.clock = s.clock
 	s.controller = ctl

@@ -4,9 +4,9 @@
 //
 // Each listener calls its handler from its own goroutine, one notification at
 // a time, in distribution order, and buffers without bound while the handler
-// is behind, so a slow handler does not delay another (unless it opts into
-// OverflowBlock, which makes the informer wait for room). A handler panic crashes
-// the process, as in client-go, unless utilruntime.ReallyCrash is false; then
+// is behind, so a slow handler does not delay another, unless it opts into
+// OverflowBlock: then the informer waits for room in its buffer, which holds
+// up every other handler too. A handler panic crashes the process, as in client-go, unless utilruntime.ReallyCrash is false; then
 // the notification is skipped and the listener waits one second (on the
 // processor's clock) before the next.
 //
@@ -45,55 +45,24 @@
 // and logged if it takes over 100 ms, provided klog's verbosity is 2 or
 // more (below it client-go's trace prints nothing, so nothing is timed).
 //
-// # Use by the shared informer
+// # The hub
 //
-//	p := listener.NewProcessor(listener.ProcessorOptions{Clock: clk})
+// An informer delivers through a [Hub], the one owner of a change's
+// critical section. Per popped item the informer calls [Hub.Apply] once:
+// under the hub's delta lock, the informer's store write runs and reports
+// each change to the Handler the hub gives it, and each change is handed
+// to the listeners of the moment (appended to the shared log, or begun for
+// the others); once the lock is released, the handoffs that may wait (the
+// classic engine's channel send, OverflowBlock) are finished in order.
+// [Hub.Register] adds a handler to a running informer in one step under
+// the same lock: add the listener, replay the store to it as initial-list
+// adds (never waiting for room), start its sync watch. So a late handler
+// gets each change exactly once: in the replay if the change was written
+// before it joined, by the handoff otherwise. A handoff waiting for room
+// holds up no registration or removal, since the lock is released by then.
 //
-// Registering a handler (AddEventHandlerWithOptions), under the informer's
-// started lock:
-//
-//	l, err := p.NewListener(handler, listener.Binding{ // what the informer computes
-//		UpstreamHasSynced:     informer.HasSyncedChecker(),
-//		RequestedResyncPeriod: resync,
-//		ResyncPeriod:          listener.DetermineResyncPeriod(logger, resync, checkPeriod),
-//	}, listener.Options{Logger: logger}) // what the handler's owner chose
-//	if !informerStarted {
-//		_, err = p.AddListener(l) // Run starts it later
-//		return l, err
-//	}
-//	// Started: hold the delta lock so no Distribute interleaves the replay.
-//	blockDeltas.Lock()
-//	defer blockDeltas.Unlock()
-//	if _, err := p.AddListener(l); err != nil { ... } // starts delivery, not the sync watch
-//	for _, obj := range indexer.List() {
-//		l.Replay(listener.NewAdd(obj, true)) // counted by l.HasSynced; never waits for room
-//	}
-//	p.StartWatchSynced(l) // now "upstream synced" may complete l's sync
-//	return l, nil
-//
-// The returned *Listener is the registration: HasSynced, HasSyncedChecker and
-// ShutdownChan (closed when it will call its handler no more, which is what
-// ShutDownEventHandler waits for).
-//
-// Resyncs: the controller's ShouldResync is p.ShouldResync; when a handler
-// added before start lowers the informer's check period, call
-// p.ResyncCheckPeriodChanged(logger, newPeriod).
-//
-// Processing a delta: under the delta lock, write the store and call
-// p.BeginDistribute for each notification (listener.NewAdd(obj,
-// isInInitialList) with sync false, listener.NewUpdate(old, new) with sync
-// true when the resource version is unchanged, listener.NewDelete(obj) with
-// sync false); after releasing it, call Finish on each returned Handoff in
-// order. A handoff waiting for room
-// (OverflowBlock) then holds up no registration or removal.
-//
-// RemoveEventHandler: under the delta lock, p.RemoveListener(handle), which
-// also frees a handoff waiting for room in that listener.
-//
-// Running: go p.Run(ctx) on a context that ends after the controller has
-// stopped; Run returns when every listener's goroutines have. When the
-// informer's own context is done, p.Unblock lets a Distribute waiting for
-// room return, so that the controller can stop first.
+// A Processor used on its own (without an informer) hands a notification
+// to every listener with [Processor.Distribute].
 //
 // # Locking
 //

@@ -77,7 +77,7 @@ func newEngine(l *Listener, p *Processor, size int, opts Options) engine {
 type engine interface {
 	add(n Notification, at int64)
 	// replay is add for a notification of the handler's starting state
-	// ([Listener.Replay]): it never waits for room.
+	// (Hub.Register): it never waits for room.
 	replay(n Notification, at int64)
 	start(wg *sync.WaitGroup)
 	stop()

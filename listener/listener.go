@@ -154,20 +154,19 @@ func (l *Listener) ShutdownChan() <-chan struct{} {
 // An initial-list Add is counted by HasSynced before it is handed over.
 //
 // Under OverflowBlock Add first waits for room, as a distributed
-// notification does. The informer replays its store to a listener that
-// joins a running processor with [Listener.Replay] instead (see the package
-// documentation).
+// notification does. [Hub.Register] replays the informer's store to a
+// listener that joins a running processor without that wait.
 func (l *Listener) Add(n Notification) { l.engine.add(n, l.owner.now()) }
 
-// Replay is [Listener.Add] for a notification of the handler's starting
-// state: the informer's store, replayed as initial-list adds to a listener
-// that joins a running processor. It never waits for room: under
-// OverflowBlock the replay is queued whatever MaxPending is (the handler
+// replay is [Listener.Add] for a notification of the handler's starting
+// state: the informer's store, replayed by [Hub.Register] as initial-list
+// adds to a listener that joins a running processor. It never waits for
+// room: under OverflowBlock the replay is queued whatever MaxPending is (the handler
 // cannot push back on its starting state), and only notifications added
 // after it wait for room, so Pending may exceed MaxPending by at most the
 // replay's size until the handler has drained it. Under the other policies
 // it is Add.
-func (l *Listener) Replay(n Notification) { l.engine.replay(n, l.owner.now()) }
+func (l *Listener) replay(n Notification) { l.engine.replay(n, l.owner.now()) }
 
 // Stats returns a snapshot of the listener's counters.
 func (l *Listener) Stats() Stats {

@@ -31,7 +31,7 @@ type Options struct {
 	// wait: OverflowGrow (buffer without bound), OverflowCoalesce (merge
 	// per object key; MaxPending 0 means from the first pending one) or
 	// OverflowBlock (Add waits for room; MaxPending must be > 0;
-	// [Listener.Replay] never waits, so a replay is not bounded).
+	// the replay of [Hub.Register] never waits, so a replay is not bounded).
 	Overflow OverflowPolicy
 	// MaxPending is the threshold for Overflow; 0 means none. Negative is
 	// an error.

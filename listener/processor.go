@@ -211,48 +211,41 @@ func (p *Processor) RemoveListener(handle any) error {
 // one, in the order they were added. While the processor has listeners but
 // is not running, Distribute waits for Run. It never waits for a handler,
 // only for each listener to take n (and, under OverflowBlock, for room),
-// and it holds no lock of the processor's while it waits.
-//
-// Distribute is [Processor.BeginDistribute] followed by [Handoff.Finish].
+// and it holds no lock of the processor's while it waits. An informer
+// distributes through its [Hub] instead, which splits these two parts
+// around its delta lock.
 func (p *Processor) Distribute(n Notification, sync bool) {
-	h := p.BeginDistribute(n, sync)
-	h.Finish()
+	h := p.beginDistribute(n, sync)
+	h.finish()
 }
 
-// Handoff is what is left of a distribution after
-// [Processor.BeginDistribute]: handing the notification to the listeners
-// that do not read the shared log, which may wait (the classic engine's
-// channel send, OverflowBlock). Its listeners were fixed by BeginDistribute:
-// one added later does not get the notification, one removed since drops it.
-// The zero Handoff has nothing to hand over.
-type Handoff struct {
+// handoff is what is left of a distribution after beginDistribute:
+// handing the notification to the listeners that do not read the shared
+// log, which may wait (the classic engine's channel send, OverflowBlock).
+// Its listeners were fixed by beginDistribute: one added later does not
+// get the notification, one removed since drops it. The zero handoff has
+// nothing to hand over.
+type handoff struct {
 	n    Notification
 	at   int64
 	sync bool
 	s    *listenerSet // nil: nothing to hand over
 }
 
-// Empty reports whether h has nothing to hand over.
-func (h *Handoff) Empty() bool { return h.s == nil }
-
-// BeginDistribute does the part of [Processor.Distribute] that never waits
-// for a listener: it fixes the listeners that get n, and appends n to the
-// shared log for those that read it. The caller finishes the distribution
-// with [Handoff.Finish], in the order of the BeginDistribute calls, and may
-// release a lock it holds in between: the informer writes its store and
-// calls BeginDistribute under its delta lock, so that a handler added
-// later gets n in the replay of the store instead, and calls Finish after
-// releasing the lock, so that a listener waiting for room holds up no
-// handler registration. Like Distribute, it waits for Run while the
+// beginDistribute does the part of Distribute that never waits for a
+// listener: it fixes the listeners that get n, and appends n to the shared
+// log for those that read it. The rest is handoff.finish, called in the
+// order of the beginDistribute calls, possibly after the caller released a
+// lock (the Hub's delta lock). Like Distribute, it waits for Run while the
 // processor has listeners but is not running.
-func (p *Processor) BeginDistribute(n Notification, sync bool) Handoff {
+func (p *Processor) beginDistribute(n Notification, sync bool) handoff {
 	s := p.set.Load()
 	for !s.started && len(s.all) > 0 {
 		<-s.changed
 		s = p.set.Load()
 	}
 	if len(s.all) == 0 {
-		return Handoff{}
+		return handoff{}
 	}
 	at := p.now() // one clock read for every listener
 	if len(s.logged) > 0 {
@@ -267,16 +260,16 @@ func (p *Processor) BeginDistribute(n Notification, sync bool) Handoff {
 		}
 	}
 	if len(s.queued) == 0 {
-		return Handoff{}
+		return handoff{}
 	}
-	return Handoff{n: n, at: at, sync: sync, s: s}
+	return handoff{n: n, at: at, sync: sync, s: s}
 }
 
-// Finish hands the notification to the listeners fixed by
-// [Processor.BeginDistribute] that do not read the shared log, one by one
-// in the order they were added. It waits for each to take it (under
-// OverflowBlock, for room), never for a handler.
-func (h *Handoff) Finish() {
+// finish hands the notification to the listeners fixed by beginDistribute
+// that do not read the shared log, one by one in the order they were
+// added. It waits for each to take it (under OverflowBlock, for room),
+// never for a handler.
+func (h *handoff) finish() {
 	if h.s == nil {
 		return
 	}

@@ -58,13 +58,13 @@ func TestReplayNeverWaits(t *testing.T) {
 					l := mustListener(t, p, r, up, opts)
 					// The handler takes x0 and stalls; the rest of the
 					// replay is queued behind it.
-					l.Replay(NewAdd(replay[0], true))
+					l.replay(NewAdd(replay[0], true))
 					synctest.Wait()
 					done := make(chan struct{})
 					go func() {
 						defer close(done)
 						for _, obj := range replay[1:] {
-							l.Replay(NewAdd(obj, true))
+							l.replay(NewAdd(obj, true))
 						}
 					}()
 					synctest.Wait()
