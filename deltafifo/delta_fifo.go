@@ -79,6 +79,9 @@ type DeltaFIFO struct {
 	spare   Deltas
 	sync    initialSync
 	closed  bool
+	// poppedKey holds the key PopKeyed hands out, so that it allocates
+	// no slice for it.
+	poppedKey [1]string
 }
 
 // Compile-time checks of the interfaces DeltaFIFO implements.

@@ -44,10 +44,11 @@ func (f *DeltaFIFO) Pop(process PopProcessFunc) (any, error) {
 	return item, err
 }
 
-// PopKeyed is Pop for a consumer that wants the key: process is given the
-// key the Deltas were queued under. It saves the consumer a key
-// computation and Pop the boxing of its result. It is a fanout addition.
-func (f *DeltaFIFO) PopKeyed(process KeyedProcessFunc) error {
+// PopKeyed is the informer's pop: Pop for a consumer that wants the key
+// the Deltas were queued under (see Popped). It saves the consumer a key
+// computation and Pop the boxing of its result. A DeltaFIFO pops one key
+// at a time, so the batch argument is ignored. It is a fanout addition.
+func (f *DeltaFIFO) PopKeyed(_ bool, process PoppedFunc) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	key, deltas, initial, ok := f.popWaitLocked()
@@ -57,7 +58,8 @@ func (f *DeltaFIFO) PopKeyed(process KeyedProcessFunc) error {
 	if depth := len(f.queue) - f.head; depth > 10 && traceEnabled() {
 		defer traceSlowPop(time.Now(), key, depth)
 	}
-	return process(key, true, deltas, initial)
+	f.poppedKey[0] = key
+	return process(Popped{Deltas: deltas, Keys: f.poppedKey[:], IsInInitialList: initial})
 }
 
 // popWaitLocked waits until a key is queued and pops it, counting it as

@@ -103,9 +103,10 @@ func TestDeltaFIFOPopKeyed(t *testing.T) {
 		require.NoError(t, err)
 	}
 	for keyed.Len() > 0 {
-		require.NoError(t, keyed.PopKeyed(func(key string, ok bool, deltas []Delta, initial bool) error {
-			require.True(t, ok)
-			got = append(got, rec{key, append(Deltas(nil), deltas...), initial})
+		require.NoError(t, keyed.PopKeyed(false, func(p Popped) error {
+			require.Len(t, p.Keys, 1)
+			require.False(t, p.Batch)
+			got = append(got, rec{p.Keys[0], append(Deltas(nil), p.Deltas...), p.IsInInitialList})
 			return nil
 		}))
 	}
@@ -113,7 +114,7 @@ func TestDeltaFIFOPopKeyed(t *testing.T) {
 	require.Equal(t, want, got)
 
 	keyed.Close()
-	require.ErrorIs(t, keyed.PopKeyed(func(string, bool, []Delta, bool) error {
+	require.ErrorIs(t, keyed.PopKeyed(false, func(Popped) error {
 		t.Fatal("process called on a closed, empty queue")
 		return nil
 	}), ErrFIFOClosed)

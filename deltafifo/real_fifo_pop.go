@@ -32,27 +32,6 @@ func (f *RealFIFO) Pop(process PopProcessFunc) (any, error) {
 	return out, f.processLocked("RealFIFO Pop Process", item, 0, func() error { return process(out, initial) })
 }
 
-// PopKeyed is Pop for a consumer that wants the key: process is given the
-// delta, in a slice the queue reuses, with the key computed when it was
-// queued (see KeyedProcessFunc for deltas without one). It is a fanout
-// addition.
-func (f *RealFIFO) PopKeyed(process KeyedProcessFunc) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if !f.waitLocked() {
-		return ErrFIFOClosed
-	}
-	initial := !f.sync.hasSynced()
-	item, key := f.popFrontLocked()
-	defer f.sync.delivered(1)
-	f.metrics.QueuedItems.Set(float64(f.lenLocked()))
-
-	deltas, _ := f.takeScratchLocked(1)
-	defer f.releaseScratchLocked(deltas, nil)
-	deltas[0] = item
-	return f.processLocked("RealFIFO Pop Process", item, 0, func() error { return process(key.key, key.ok, deltas, initial) })
-}
-
 // PopBatch waits until a delta is queued and removes a run of deltas from
 // the front of the queue: at most 1000, all of batchable types (Added,
 // Updated, Deleted, Replaced, Sync) and distinct keys, none past the end of
@@ -87,31 +66,33 @@ func (f *RealFIFO) PopBatch(processBatch ProcessBatchFunc, processSingle PopProc
 	return f.processLocked("RealFIFO PopBatch Process", batch[0], n, func() error { return processBatch(batch, initial) })
 }
 
-// PopBatchKeyed is PopBatch for a consumer that wants the keys: a run of
-// more than one delta goes to processBatch with the key of each, a single
-// delta to processSingle with its key (see KeyedProcessFunc and
-// KeyedProcessBatchFunc for deltas without one). The slices are reused by
-// the queue after the call. It is a fanout addition.
-func (f *RealFIFO) PopBatchKeyed(processBatch KeyedProcessBatchFunc, processSingle KeyedProcessFunc) error {
+// PopKeyed is the informer's pop: with batch false it is Pop, with batch
+// true PopBatch, for a consumer that wants the keys computed when the
+// deltas were queued (see Popped). It is a fanout addition.
+func (f *RealFIFO) PopKeyed(batch bool, process PoppedFunc) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !f.waitLocked() {
 		return ErrFIFOClosed
 	}
 	initial := !f.sync.hasSynced()
-	n := f.batchLenLocked()
+	n := 1
+	if batch {
+		n = f.batchLenLocked()
+	}
 	deltas, keys := f.takeScratchLocked(n)
 	defer f.releaseScratchLocked(deltas, keys)
-	allKeyed := f.popBatchLocked(deltas, keys)
-	defer f.sync.delivered(n)
-	f.metrics.QueuedItems.Set(float64(f.lenLocked()))
-	if n == 1 {
-		return f.processLocked("RealFIFO PopBatch Process", deltas[0], 1, func() error { return processSingle(keys[0], allKeyed, deltas, initial) })
-	}
-	if !allKeyed {
+	if !f.popBatchLocked(deltas, keys) {
 		keys = nil
 	}
-	return f.processLocked("RealFIFO PopBatch Process", deltas[0], n, func() error { return processBatch(keys, deltas, initial) })
+	defer f.sync.delivered(n)
+	f.metrics.QueuedItems.Set(float64(f.lenLocked()))
+	name, traced := "RealFIFO Pop Process", 0
+	if batch {
+		name, traced = "RealFIFO PopBatch Process", n
+	}
+	p := Popped{Deltas: deltas, Keys: keys, Batch: n > 1, IsInInitialList: initial}
+	return f.processLocked(name, deltas[0], traced, func() error { return process(p) })
 }
 
 // popFrontLocked removes the oldest delta and returns it with its key.

@@ -119,7 +119,7 @@ func TestRealFIFOPopBatchRules(t *testing.T) {
 				require.NoError(t, s(keyed), "step %d", i)
 			}
 			got := popBatches(t, f)
-			// PopBatchKeyed makes the same batches, with the same keys.
+			// PopKeyed(true) makes the same batches, with the same keys.
 			require.Equal(t, got, popBatchesKeyed(t, keyed))
 			if tc.want == nil {
 				require.Len(t, got, 2)
@@ -132,7 +132,7 @@ func TestRealFIFOPopBatchRules(t *testing.T) {
 	}
 }
 
-// popBatchesKeyed is popBatches with PopBatchKeyed. A key the queue
+// popBatchesKeyed is popBatches with PopKeyed(true). A key the queue
 // gives must be the delta's key; a delta it gives without key is recorded
 // as popBatches records it.
 func popBatchesKeyed(t *testing.T, f *RealFIFO) []batchRecord {
@@ -154,22 +154,17 @@ func popBatchesKeyed(t *testing.T, f *RealFIFO) []batchRecord {
 	}
 	var out []batchRecord
 	for f.Len() > 0 {
-		err := f.PopBatchKeyed(
-			func(keys []string, ds []Delta, initial bool) error {
-				if keys != nil {
-					require.Len(t, keys, len(ds))
-				}
-				out = append(out, batchRecord{"batch", record(keys, ds), initial})
-				return nil
-			},
-			func(key string, keyed bool, ds []Delta, initial bool) error {
-				var keys []string
-				if keyed {
-					keys = []string{key}
-				}
-				out = append(out, batchRecord{"single", record(keys, ds), initial})
-				return nil
-			})
+		err := f.PopKeyed(true, func(p Popped) error {
+			kind := "single"
+			if p.Batch {
+				kind = "batch"
+			}
+			if p.Keys != nil {
+				require.Len(t, p.Keys, len(p.Deltas))
+			}
+			out = append(out, batchRecord{kind, record(p.Keys, p.Deltas), p.IsInInitialList})
+			return nil
+		})
 		require.NoError(t, err)
 	}
 	require.False(t, f.scratchBusy, "the scratch slices were not given back")

@@ -56,24 +56,13 @@ type Config struct {
 	// AddIfNotPresent (DeltaFIFO and FIFO do). It is client-go's field up
 	// to v0.32; it does not apply to batch pops.
 	RetryOnError bool
-
-	// processKeyed and processBatchKeyed, set by the shared informer for
-	// the queue it builds (a keyedQueue), replace Process and
-	// ProcessBatch: they are given the keys the queue computed.
-	processKeyed      deltafifo.KeyedProcessFunc
-	processBatchKeyed deltafifo.KeyedProcessBatchFunc
 }
 
-// keyedQueue is a queue that can hand the consumer the keys it computed
-// (DeltaFIFO and RealFIFO).
+// keyedQueue is a queue that hands its consumer the keys it computed
+// (DeltaFIFO and RealFIFO): the shared informer's.
 type keyedQueue interface {
 	Queue
-	PopKeyed(process deltafifo.KeyedProcessFunc) error
-}
-
-// keyedBatchQueue is a queue that can pop keyed batches (RealFIFO).
-type keyedBatchQueue interface {
-	PopBatchKeyed(processBatch deltafifo.KeyedProcessBatchFunc, processSingle deltafifo.KeyedProcessFunc) error
+	PopKeyed(batch bool, process deltafifo.PoppedFunc) error
 }
 
 // ShouldResyncFunc reports whether a periodic resync is due.
@@ -99,6 +88,11 @@ type Controller interface {
 type controller struct {
 	config Config
 	clock  clock.Clock
+	// keyed and processKeyed, set by the shared informer for the queue it
+	// builds, replace Queue's Pop and Process: every item is popped with
+	// its keys (see newKeyedController).
+	keyed        keyedQueue
+	processKeyed deltafifo.PoppedFunc
 
 	mu        sync.RWMutex // guards reflector
 	reflector *Reflector
@@ -107,6 +101,13 @@ type controller struct {
 // New returns a Controller for c. It copies c.
 func New(c *Config) Controller {
 	return &controller{config: *c, clock: clock.RealClock{}}
+}
+
+// newKeyedController returns the shared informer's controller: c, whose
+// Queue is q, popped with PopKeyed into process, on clk.
+func newKeyedController(c Config, q keyedQueue, process deltafifo.PoppedFunc, clk clock.Clock) *controller {
+	c.Queue = q
+	return &controller{config: c, clock: clk, keyed: q, processKeyed: process}
 }
 
 // Run runs the controller until stopCh is closed.
@@ -178,19 +179,16 @@ func (c *controller) processLoop(ctx context.Context) {
 }
 
 // popFunc returns the call that pops and processes one item or batch. A
-// batch pop is used when the queue supports batches and the
+// batch is popped when the queue supports batches and the
 // InOrderInformersBatchProcess gate is on (and, for a user's config,
-// ProcessBatch is set), as in client-go; otherwise one item is popped. The
-// shared informer's config (processKeyed set) always pops keyed; a user's
-// config pops with Process and ProcessBatch.
+// ProcessBatch is set), as in client-go; otherwise one item is. The shared
+// informer's queue is popped with its keys; a user's config pops with
+// Process and ProcessBatch.
 func (c *controller) popFunc() func() error {
 	cfg := &c.config
 	batchGate := features.Enabled(features.InOrderInformersBatchProcess)
-	if q, ok := cfg.Queue.(keyedQueue); ok && cfg.processKeyed != nil {
-		if bq, ok := q.(keyedBatchQueue); ok && batchGate {
-			return func() error { return bq.PopBatchKeyed(cfg.processBatchKeyed, cfg.processKeyed) }
-		}
-		return func() error { return q.PopKeyed(cfg.processKeyed) }
+	if c.keyed != nil {
+		return func() error { return c.keyed.PopKeyed(batchGate, c.processKeyed) }
 	}
 	if q, ok := cfg.Queue.(QueueWithBatch); ok && cfg.ProcessBatch != nil && batchGate {
 		return func() error { return q.PopBatch(cfg.ProcessBatch, PopProcessFunc(cfg.Process)) }
@@ -217,7 +215,7 @@ func processDeltasFunc(logger klog.Logger, handler ResourceEventHandler, store S
 		if !ok {
 			return errNotDeltas
 		}
-		return processDeltas(logger, handler, store, deltas, isInInitialList)
+		return process(logger, handler, store, deltafifo.Popped{Deltas: deltas, IsInInitialList: isInInitialList}, nil)
 	}
 }
 

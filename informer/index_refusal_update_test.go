@@ -7,13 +7,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/klog/v2"
+
+	"github.com/kfanout/fanout/deltafifo"
 )
 
 // An update the index function refuses, popped from the DeltaFIFO in one
 // Deltas with later changes of the same object, drops only itself: a
 // Delete behind it deletes the object and is delivered, and a valid update
 // behind it is stored and delivered. It runs the informer's DeltaFIFO
-// path (PopKeyed into processKeyedDeltas), with the queue's key used for
+// path (PopKeyed into process), with the queue's key used for
 // the store and without.
 func TestIndexRefusalInDeltasWithLaterChanges(t *testing.T) {
 	for _, keyed := range []bool{true, false} {
@@ -30,9 +32,12 @@ func TestIndexRefusalInDeltasWithLaterChanges(t *testing.T) {
 			rec := &siRecorder{}
 			var sizes []int
 			for range 2 {
-				require.NoError(t, q.PopKeyed(func(key string, k bool, deltas []Delta, initial bool) error {
-					sizes = append(sizes, len(deltas))
-					return processKeyedDeltas(klog.Background(), rec, store, key, k && keyed, deltas, initial)
+				require.NoError(t, q.PopKeyed(false, func(p deltafifo.Popped) error {
+					sizes = append(sizes, len(p.Deltas))
+					if !keyed {
+						p.Keys = nil
+					}
+					return process(klog.Background(), rec, store, p, nil)
 				}))
 			}
 			require.Equal(t, []int{2, 2}, sizes, "each key's changes are popped together")

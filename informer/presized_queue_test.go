@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"k8s.io/klog/v2"
+
+	"github.com/kfanout/fanout/deltafifo"
 )
 
 // Presizing never drops what a store holds, and a presized queue replaces
@@ -25,9 +27,9 @@ func TestPresizedDeltaFIFO(t *testing.T) {
 	require.NoError(t, q.Replace(list, "1"))
 	require.Equal(t, len(list), q.Len())
 	for range list {
-		require.NoError(t, q.PopKeyed(func(key string, _ bool, deltas []Delta, initial bool) error {
-			require.True(t, initial)
-			return processKeyedDeltas(klog.Background(), ResourceEventHandlerFuncs{}, empty, key, true, deltas, initial)
+		require.NoError(t, q.PopKeyed(false, func(p deltafifo.Popped) error {
+			require.True(t, p.IsInInitialList)
+			return process(klog.Background(), ResourceEventHandlerFuncs{}, empty, p, nil)
 		}))
 	}
 	require.True(t, q.HasSynced())

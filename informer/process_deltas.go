@@ -6,24 +6,36 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
+
+	"github.com/kfanout/fanout/deltafifo"
 )
 
-// processDeltas applies deltas, oldest first, to store and then tells
-// handler. The store is always written before the handler runs. Whether a
-// change is an add or an update is decided by the store, not by the delta
-// type.
-func processDeltas(logger klog.Logger, handler ResourceEventHandler, store Store, deltas Deltas, isInInitialList bool) error {
-	return processKeyedDeltas(logger, handler, store, "", false, deltas, isInInitialList)
-}
-
-// processKeyedDeltas is processDeltas for deltas that the queue says are
-// all stored under key (when keyed is true): the informer's own store is
-// then written under that key without computing it again. The caller
-// vouches that the queue's key function and the store's agree.
-func processKeyedDeltas(logger klog.Logger, handler ResourceEventHandler, store Store, key string, keyed bool, deltas []Delta, isInInitialList bool) error {
+// process applies what one pop removed from a queue to store and then
+// tells handler, oldest delta first: the store is always written before
+// the handler is told of the change. Whether a change is an add or an
+// update is decided by the store, not by the delta type.
+//
+// A batch (p.Batch: deltas of distinct keys) is written as one: under one
+// store lock when the queue gave the keys and store is the informer's own,
+// else in one Transaction when the store supports it, and the handlers of
+// the writes that were applied are called afterwards, in order. Otherwise
+// the deltas are written and told one by one; with the queue's key
+// (p.Keys, which the caller vouches agrees with the store's key function)
+// the informer's own store is written without computing it again.
+// results is scratch space for keyed batches that the caller reuses from
+// batch to batch, or nil.
+func process(logger klog.Logger, handler ResourceEventHandler, store Store, p deltafifo.Popped, results *[]batchResult) error {
+	if p.Batch {
+		return processBatch(logger, handler, store, p.Keys, p.Deltas, p.IsInInitialList, results)
+	}
 	c, _ := store.(*cache) // nil for another store
-	keyed = keyed && c != nil
-	for _, d := range deltas {
+	var key string
+	useKey := len(p.Keys) > 0 && c != nil // write c under the queue's key
+	if useKey {
+		key = p.Keys[0]
+	}
+	isInInitialList := p.IsInInitialList
+	for _, d := range p.Deltas {
 		obj := d.Object
 		switch d.Type {
 		case ReplacedAll:
@@ -44,7 +56,7 @@ func processKeyedDeltas(logger klog.Logger, handler ResourceEventHandler, store 
 			// Like client-go, a SyncAll ends the processing of its Deltas.
 			return nil
 		case Sync, Replaced, Added, Updated:
-			old, exists, err := upsert(store, c, key, keyed, obj)
+			old, exists, err := upsert(store, c, key, useKey, obj)
 			if reportRefusal(logger, store, err) {
 				continue
 			}
@@ -57,7 +69,7 @@ func processKeyedDeltas(logger klog.Logger, handler ResourceEventHandler, store 
 				handler.OnAdd(obj, isInInitialList)
 			}
 		case Deleted:
-			if keyed {
+			if useKey {
 				c.storage.DeleteWithObject(key, obj)
 			} else if err := store.Delete(obj); err != nil {
 				return err
@@ -75,13 +87,13 @@ func processKeyedDeltas(logger klog.Logger, handler ResourceEventHandler, store 
 }
 
 // upsert writes obj to store and returns what was stored under its key
-// before: under key when keyed (then c, the informer's own cache, is
+// before: under key when useKey (then c, the informer's own cache, is
 // store), with one key computation when c is not nil, and otherwise as
 // client-go does, a Get followed by Update or Add. A Get error counts as
 // nothing stored; an Add or Update error is returned.
-func upsert(store Store, c *cache, key string, keyed bool, obj any) (old any, existed bool, err error) {
+func upsert(store Store, c *cache, key string, useKey bool, obj any) (old any, existed bool, err error) {
 	switch {
-	case keyed:
+	case useKey:
 		return c.upsertKey(key, obj)
 	case c != nil:
 		return c.upsert(obj)
@@ -92,15 +104,18 @@ func upsert(store Store, c *cache, key string, keyed bool, obj any) (old any, ex
 	return nil, false, store.Add(obj)
 }
 
-// processDeltasInBatch applies a batch in one store transaction when the
-// store supports it, then calls the handlers of the changes that were
-// applied. Without transactions it processes the deltas one by one.
-func processDeltasInBatch(logger klog.Logger, handler ResourceEventHandler, store Store, deltas []Delta, isInInitialList bool) error {
+// processBatch is process for a batch. A batch holds object deltas only
+// (Added, Updated, Deleted, Replaced, Sync); another type is an error and
+// nothing is written.
+func processBatch(logger klog.Logger, handler ResourceEventHandler, store Store, keys []string, deltas []Delta, isInInitialList bool, results *[]batchResult) error {
+	if c, own := store.(*cache); own && keys != nil {
+		return processKeyedBatch(logger, handler, c, keys, deltas, isInInitialList, results)
+	}
 	txStore, ok := store.(TransactionStore)
 	if !ok {
 		var errs []error
-		for _, d := range deltas {
-			if err := processDeltas(logger, handler, store, Deltas{d}, isInInitialList); err != nil {
+		for i := range deltas {
+			if err := process(logger, handler, store, deltafifo.Popped{Deltas: deltas[i : i+1], IsInInitialList: isInInitialList}, nil); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -141,6 +156,45 @@ func processDeltasInBatch(logger klog.Logger, handler ResourceEventHandler, stor
 		n()
 	}
 	return nil
+}
+
+// processKeyedBatch is processBatch for the informer's own store with the
+// keys the queue gave (keys[i] is the key of deltas[i]): the batch is
+// written under one store lock without computing any key, and the
+// handlers are called afterwards, in order, for the writes that were
+// applied, exactly as the Get-then-Transaction batch does. results is
+// cleared before returning so that it keeps no object alive.
+func processKeyedBatch(logger klog.Logger, handler ResourceEventHandler, c *cache, keys []string, deltas []Delta, isInInitialList bool, results *[]batchResult) error {
+	for _, d := range deltas {
+		switch d.Type {
+		case Sync, Replaced, Added, Updated, Deleted:
+		default:
+			return fmt.Errorf("Delta type %s is not supported in batch processing", d.Type)
+		}
+	}
+	if results == nil {
+		results = new([]batchResult)
+	}
+	if cap(*results) < len(deltas) {
+		*results = make([]batchResult, len(deltas))
+	}
+	res := (*results)[:len(deltas)]
+	defer clear(res)
+	c.storage.applyBatch(keys, deltas, res)
+	for i, d := range deltas {
+		r := &res[i]
+		switch {
+		case r.err != nil:
+			reportRefusal(logger, c, r.err)
+		case d.Type == Deleted:
+			handler.OnDelete(d.Object)
+		case r.existed:
+			handler.OnUpdate(r.old, d.Object)
+		default:
+			handler.OnAdd(d.Object, isInInitialList)
+		}
+	}
+	return batchError(res)
 }
 
 // processReplacedAll applies a whole relist: the store is replaced first,

@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"k8s.io/klog/v2"
+
+	"github.com/kfanout/fanout/deltafifo"
 )
 
 // keyedCase is a store state and a batch or Deltas applied to it.
@@ -68,7 +70,7 @@ func stateOf(t *testing.T, s Indexer) storeState {
 
 // The keyed batch path calls the same handlers in the same order, returns
 // the same error and leaves the store as client-go's Get-then-Transaction
-// batch path (processDeltasInBatch) does.
+// batch path (a batch without keys) does.
 func TestProcessKeyedBatchMatchesTransactionPath(t *testing.T) {
 	for _, tc := range keyedCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -80,9 +82,9 @@ func TestProcessKeyedBatchMatchesTransactionPath(t *testing.T) {
 			}
 			plainStore, keyedStoreV := keyedStore(t, tc), keyedStore(t, tc)
 			var plain, keyed siRecorder
-			wantErr := processDeltasInBatch(klog.Background(), &plain, plainStore, tc.deltas, false)
+			wantErr := process(klog.Background(), &plain, plainStore, deltafifo.Popped{Deltas: tc.deltas, Batch: true}, nil)
 			var scratch []batchResult
-			gotErr := processKeyedBatch(klog.Background(), &keyed, keyedStoreV, keys, tc.deltas, false, &scratch)
+			gotErr := process(klog.Background(), &keyed, keyedStoreV, deltafifo.Popped{Deltas: tc.deltas, Keys: keys, Batch: true}, &scratch)
 			require.Equal(t, tc.indexed, wantErr != nil, "the case with index failures must fail, the other not")
 			require.Equal(t, plain.take(), keyed.take())
 			if wantErr == nil {
@@ -98,7 +100,7 @@ func TestProcessKeyedBatchMatchesTransactionPath(t *testing.T) {
 	}
 }
 
-// processKeyedDeltas given the key does what processDeltas does.
+// process given the key does what it does without it.
 func TestProcessKeyedDeltasMatchesProcessDeltas(t *testing.T) {
 	for _, tc := range keyedCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -107,8 +109,8 @@ func TestProcessKeyedDeltasMatchesProcessDeltas(t *testing.T) {
 			for _, d := range tc.deltas {
 				key, err := DeletionHandlingMetaNamespaceKeyFunc(d.Object)
 				require.NoError(t, err)
-				wantErr := processDeltas(klog.Background(), &plain, plainStore, Deltas{d}, true)
-				gotErr := processKeyedDeltas(klog.Background(), &keyed, keyedStoreV, key, true, []Delta{d}, true)
+				wantErr := process(klog.Background(), &plain, plainStore, deltafifo.Popped{Deltas: Deltas{d}, IsInInitialList: true}, nil)
+				gotErr := process(klog.Background(), &keyed, keyedStoreV, deltafifo.Popped{Deltas: []Delta{d}, Keys: []string{key}, IsInInitialList: true}, nil)
 				require.Equal(t, wantErr, gotErr)
 			}
 			require.Equal(t, plain.take(), keyed.take())

@@ -13,6 +13,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/kfanout/fanout/deltafifo"
 	"github.com/kfanout/fanout/internal/features"
 	"github.com/kfanout/fanout/listener"
 )
@@ -162,35 +163,26 @@ func (s *sharedIndexInformer) start(logger klog.Logger) bool {
 			queue = presizedDeltaFIFO{DeltaFIFO: q, store: c}
 		}
 	}
-	ctl := New(&Config{
-		Queue:             queue,
-		ListerWatcher:     s.listerWatcher,
-		ObjectType:        s.objectType,
-		ObjectDescription: s.objectDescription,
-		FullResyncPeriod:  s.resyncCheckPeriod,
-		ShouldResync:      s.processor.ShouldResync,
-		// The informer's queues always pop keyed (see controller.popFunc);
-		// every popped item is written to the store and its distribution
-		// begun under the hub's delta lock by one of these two, and the handoffs
-		// that may wait are finished after it is released.
-		processKeyed: func(key string, keyed bool, deltas []Delta, isInInitialList bool) error {
-			return s.hub.Apply(func(h listener.Handler) error {
-				return processKeyedDeltas(logger, h, s.indexer, key, keyed && storeKeys, deltas, isInInitialList)
-			})
-		},
-		processBatchKeyed: func(keys []string, deltas []Delta, isInInitialList bool) error {
-			if !storeKeys {
-				keys = nil
-			}
-			return s.hub.Apply(func(h listener.Handler) error {
-				return processKeyedBatch(logger, h, s.indexer, keys, deltas, isInInitialList, &s.batchResults)
-			})
-		},
+	// Every popped item is written to the store, and its listeners fixed,
+	// under the hub's delta lock; the handoffs that may wait are finished
+	// after it is released.
+	processItem := func(p deltafifo.Popped) error {
+		if !storeKeys {
+			p.Keys = nil
+		}
+		return s.hub.Apply(func(h listener.Handler) error {
+			return process(logger, h, s.indexer, p, &s.batchResults)
+		})
+	}
+	s.controller = newKeyedController(Config{
+		ListerWatcher:                s.listerWatcher,
+		ObjectType:                   s.objectType,
+		ObjectDescription:            s.objectDescription,
+		FullResyncPeriod:             s.resyncCheckPeriod,
+		ShouldResync:                 s.processor.ShouldResync,
 		WatchErrorHandlerWithContext: s.watchErrorHandler,
-	}).(*controller)
+	}, queue, processItem, s.clock)
 	s.bindIndexRefusals()
-	ctl.clock = s.clock
-	s.controller = ctl
 	s.started = true
 	return true
 }

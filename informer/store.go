@@ -172,7 +172,7 @@ func (c *cache) Update(obj any) error {
 }
 
 // upsert stores obj under its key and returns what was stored there
-// before. It is processDeltas's Get followed by Add or Update with one key
+// before. It is the Get followed by Add or Update of process with one key
 // computation instead of two (the key is a new string each time).
 func (c *cache) upsert(obj any) (old any, existed bool, err error) {
 	key, stored, err := c.prepare(obj)
