@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"time"
 
+	"k8s.io/klog/v2"
+
 	"github.com/kfanout/fanout/internal/informermetrics"
 	"github.com/kfanout/fanout/listener"
 )
@@ -38,19 +40,8 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 	}
 	// What the user chose is checked before anything changes for the
 	// registration; the listener.Binding is computed below.
-	opts := listener.Options{
-		Name:                  options.Name,
-		Engine:                s.listenerEngine,
-		Overflow:              options.Overflow,
-		MaxPending:            options.MaxPending,
-		Workers:               options.Workers,
-		RecoverPanics:         options.RecoverPanics,
-		BacklogWarnThresholds: options.BacklogWarnThresholds,
-		SlowHandlerThreshold:  options.SlowHandlerThreshold,
-		KeyFunc:               DeletionHandlingMetaNamespaceKeyFunc,
-	}
-	if err := opts.Validate(); err != nil {
-		return nil, fmt.Errorf("invalid handler options: %w", err)
+	if err := options.validate(s.listenerEngine); err != nil {
+		return nil, err
 	}
 	s.startedLock.Lock()
 	defer s.startedLock.Unlock()
@@ -79,14 +70,13 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 		}
 	}
 
-	opts.Logger = logger
 	l, err := s.processor.NewListener(handler, listener.Binding{
 		UpstreamHasSynced:     s.HasSyncedChecker(),
 		RequestedResyncPeriod: resync,
 		ResyncPeriod:          listener.DetermineResyncPeriod(logger, resync, s.resyncCheckPeriod),
 		Metrics:               informermetrics.ListenerProvider(s.listenerMetrics),
 		MetricsInformer:       s.metricsName,
-	}, opts)
+	}, options.listenerOptions(s.listenerEngine, logger))
 	if err != nil {
 		return nil, err
 	}
@@ -98,6 +88,40 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 		return nil, err
 	}
 	return l, nil
+}
+
+// Validate reports whether AddEventHandlerWithOptions would accept o: the
+// overload options (MaxPending, Workers, Overflow) and the log thresholds.
+// It is checked before anything changes for a registration; a wrapper
+// that registers the handler later (on several informers, say) can call
+// it first.
+func (o *HandlerOptions) Validate() error {
+	return o.validate(listener.EngineDirect)
+}
+
+// validate checks o as the listener of engine would take it.
+func (o *HandlerOptions) validate(engine ListenerEngine) error {
+	opts := o.listenerOptions(engine, klog.Logger{})
+	if err := opts.Validate(); err != nil {
+		return fmt.Errorf("invalid handler options: %w", err)
+	}
+	return nil
+}
+
+// listenerOptions is o as a listener on engine takes it, logging to logger.
+func (o *HandlerOptions) listenerOptions(engine ListenerEngine, logger klog.Logger) listener.Options {
+	return listener.Options{
+		Name:                  o.Name,
+		Logger:                logger,
+		Engine:                engine,
+		Overflow:              o.Overflow,
+		MaxPending:            o.MaxPending,
+		Workers:               o.Workers,
+		RecoverPanics:         o.RecoverPanics,
+		BacklogWarnThresholds: o.BacklogWarnThresholds,
+		SlowHandlerThreshold:  o.SlowHandlerThreshold,
+		KeyFunc:               DeletionHandlingMetaNamespaceKeyFunc,
+	}
 }
 
 // isNilHandler reports a handler that would panic at its first delivery:

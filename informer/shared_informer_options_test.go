@@ -35,3 +35,25 @@ func TestHandlerOptionsValidatedFirst(t *testing.T) {
 		assert.Equal(t, time.Hour, inf.(*sharedIndexInformer).resyncCheckPeriod, "the check period changed for rejected options %+v", tc.opts)
 	}
 }
+
+// TestHandlerOptionsValidate checks that Validate rejects what
+// AddEventHandlerWithOptions rejects, with the same message, and accepts
+// the zero options and a valid overload setting.
+func TestHandlerOptionsValidate(t *testing.T) {
+	for _, opts := range []HandlerOptions{
+		{MaxPending: -1},
+		{Workers: -1},
+		{Workers: 1 << 20},
+		{Overflow: 7},
+		{Overflow: OverflowBlock},
+		{BacklogWarnThresholds: []int{10, 0}},
+	} {
+		inf := NewSharedIndexInformerWithOptions(fakelw.New(&corev1.Pod{}), &corev1.Pod{}, SharedIndexInformerOptions{})
+		_, addErr := inf.AddEventHandlerWithOptions(&siRecorder{}, opts)
+		require.Error(t, addErr)
+		require.EqualError(t, opts.Validate(), addErr.Error(), "options %+v", opts)
+	}
+	for _, opts := range []HandlerOptions{{}, {Overflow: OverflowCoalesce, MaxPending: 10, Workers: 4}} {
+		require.NoError(t, opts.Validate(), "options %+v", opts)
+	}
+}
