@@ -1,8 +1,3 @@
-// Package deltafifo holds the queues that sit between a reflector and an
-// informer's store: RealFIFO (client-go's in-order queue, the default of
-// client-go from v1.33 and of fanout) and DeltaFIFO (client-go's queue up
-// to v1.32, one option away in fanout).
-// The package starts no goroutines.
 package deltafifo
 
 import (

@@ -15,26 +15,3 @@ func (q presizedDeltaFIFO) Replace(list []any, resourceVersion string) error {
 	q.store.storage.reserve(len(list))
 	return q.DeltaFIFO.Replace(list, resourceVersion)
 }
-
-// reserveAbove is the list size from which an empty store is presized.
-const reserveAbove = 1024
-
-// reserve makes room for n objects in an empty store. It does nothing for a
-// small n or a store that holds objects.
-func (m *threadSafeMap) reserve(n int) {
-	if n < reserveAbove {
-		return
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.items) == 0 {
-		m.items = make(map[string]any, n)
-	}
-}
-
-// len is the number of stored objects.
-func (m *threadSafeMap) len() int {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return len(m.items)
-}
