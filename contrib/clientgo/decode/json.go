@@ -116,7 +116,7 @@ func (f *jsonFilter) value(src *source, w *bufio.Writer, n *jnode) error {
 // object filters an object, dropping the members n says to drop.
 func (f *jsonFilter) object(src *source, w *bufio.Writer, n *jnode) (err error) {
 	src.pend = append(src.pend, '{')
-	src.r.Discard(1)
+	_, _ = src.r.Discard(1)
 	if err := src.commit(w); err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func (f *jsonFilter) object(src *source, w *bufio.Writer, n *jnode) (err error) 
 		}
 		if c == '}' {
 			src.pend = append(src.pend, '}')
-			src.r.Discard(1)
+			_, _ = src.r.Discard(1)
 			return src.commit(w)
 		}
 		if !first {
@@ -149,7 +149,7 @@ func (f *jsonFilter) object(src *source, w *bufio.Writer, n *jnode) (err error) 
 			}
 			comma = len(src.pend)
 			src.pend = append(src.pend, ',')
-			src.r.Discard(1)
+			_, _ = src.r.Discard(1)
 			if err := src.space(); err != nil {
 				return err
 			}
@@ -172,7 +172,7 @@ func (f *jsonFilter) object(src *source, w *bufio.Writer, n *jnode) (err error) 
 			return errMalformed
 		}
 		src.pend = append(src.pend, ':')
-		src.r.Discard(1)
+		_, _ = src.r.Discard(1)
 		if err := src.space(); err != nil {
 			return err
 		}
@@ -229,7 +229,7 @@ func lookup(n *jnode, raw []byte) (*jnode, error) {
 // array filters each element of an array after trie n.
 func (f *jsonFilter) array(src *source, w *bufio.Writer, n *jnode) error {
 	src.pend = append(src.pend, '[')
-	src.r.Discard(1)
+	_, _ = src.r.Discard(1)
 	for first := true; ; first = false {
 		if err := src.space(); err != nil {
 			return err
@@ -240,7 +240,7 @@ func (f *jsonFilter) array(src *source, w *bufio.Writer, n *jnode) error {
 		}
 		if c == ']' {
 			src.pend = append(src.pend, ']')
-			src.r.Discard(1)
+			_, _ = src.r.Discard(1)
 			return src.commit(w)
 		}
 		if !first {
@@ -248,7 +248,7 @@ func (f *jsonFilter) array(src *source, w *bufio.Writer, n *jnode) error {
 				return errMalformed
 			}
 			src.pend = append(src.pend, ',')
-			src.r.Discard(1)
+			_, _ = src.r.Discard(1)
 			if err := src.space(); err != nil {
 				return err
 			}

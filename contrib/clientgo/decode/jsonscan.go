@@ -25,7 +25,7 @@ func (s *source) space() error {
 			return nil
 		}
 		s.pend = append(s.pend, c)
-		s.r.Discard(1)
+		_, _ = s.r.Discard(1)
 	}
 }
 
@@ -127,7 +127,7 @@ func (s *source) scan(w *bufio.Writer, capture bool, sc *scanner) error {
 		} else if _, err := w.Write(buf[:n]); err != nil {
 			return err
 		}
-		s.r.Discard(n)
+		_, _ = s.r.Discard(n)
 		if end {
 			return nil
 		}
