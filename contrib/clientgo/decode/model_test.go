@@ -141,15 +141,7 @@ func modelEnvelope(b []byte, lastRaw bool) []byte {
 	default:
 		return b
 	}
-	var out []byte
-	for i, f := range fs {
-		if i == rawAt {
-			out = appendBytesField(out, unknownRaw, raw)
-		} else {
-			out = append(out, f.all...)
-		}
-	}
-	return append(out, rest...)
+	return append(replaceField(fs, rawAt, raw), rest...)
 }
 
 // parsePrefix splits b into the fields it parses from the start and the
@@ -229,18 +221,16 @@ func modelEvent(b []byte) []byte {
 		return b
 	}
 	raw = append(append([]byte(nil), protoMagic...), modelEnvelope(raw[len(protoMagic):], true)...)
-	var obj []byte
-	for i, f := range rfs {
-		if i == rawAt {
-			obj = appendBytesField(obj, rawExtRaw, raw)
-		} else {
-			obj = append(obj, f.all...)
-		}
-	}
+	return replaceField(fs, objAt, replaceField(rfs, rawAt, raw))
+}
+
+// replaceField encodes fields fs again with the value of fs[at] (a
+// length-delimited field) replaced by v.
+func replaceField(fs []wireField, at int, v []byte) []byte {
 	var out []byte
 	for i, f := range fs {
-		if i == objAt {
-			out = appendBytesField(out, eventObject, obj)
+		if i == at {
+			out = appendBytesField(out, f.num, v)
 		} else {
 			out = append(out, f.all...)
 		}
