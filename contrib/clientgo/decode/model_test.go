@@ -68,6 +68,13 @@ func modelObject(b []byte) []byte {
 		}
 		var m []byte
 		for _, mf := range mfs {
+			if (mf.num == 11 || mf.num == 12) && mf.wire == wireBytes {
+				// labels and annotations: the decoder may read a
+				// malformed entry past its end, into the rest.
+				if _, ok := parseMsg(mf.value); !ok {
+					return b
+				}
+			}
 			if mf.num != 17 {
 				m = append(m, mf.all...)
 			}

@@ -10,6 +10,33 @@ import (
 // hide from the decoder and the fields to descend into.
 type msgPlan struct {
 	fields []fieldPlan
+	// maps are the message's map fields. The generated decoder reads a
+	// map entry's key and value up to the end of the whole message, not
+	// of the entry, so a malformed entry can read the bytes of a hidden
+	// field: the message is then left as it came.
+	maps []uint64
+}
+
+// isMap reports whether field num is one of the message's map fields.
+func (p *msgPlan) isMap(num uint64) bool {
+	for _, m := range p.maps {
+		if m == num {
+			return true
+		}
+	}
+	return false
+}
+
+// mapFields returns the protobuf numbers of struct t's map fields.
+func mapFields(t reflect.Type) []uint64 {
+	var out []uint64
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if n, ok := protoNumber(f); ok && f.Type.Kind() == reflect.Map {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // fieldPlan is the plan for one field number of a message.
@@ -140,6 +167,9 @@ func addPath(p *msgPlan, t reflect.Type, path []string) bool {
 	f, ok := protoFieldByJSON(t, path[0])
 	if !ok {
 		return false
+	}
+	if p.maps == nil {
+		p.maps = mapFields(t)
 	}
 	isMap := f.typ.Kind() == reflect.Map && f.typ.Key().Kind() == reflect.String && len(path) == 2
 	if len(path) == 1 || isMap {

@@ -66,6 +66,9 @@ func planEdits(b []byte, lo, hi int, p *msgPlan, edits []edit) ([]edit, bool) {
 			return edits, false
 		}
 		i = f.end
+		if p.isMap(f.num) && f.wire == wireBytes && !wellFormed(msg[f.start:f.end]) {
+			return edits, false
+		}
 		fp := p.find(f.num)
 		if fp == nil {
 			continue
@@ -97,6 +100,19 @@ func planEdits(b []byte, lo, hi int, p *msgPlan, edits []edit) ([]edit, bool) {
 		}
 	}
 	return edits, true
+}
+
+// wellFormed reports whether message b parses as fields that end within
+// it.
+func wellFormed(b []byte) bool {
+	for i := 0; i < len(b); {
+		f, ok := nextField(b, i)
+		if !ok {
+			return false
+		}
+		i = f.end
+	}
+	return true
 }
 
 // tagLength is the length of the varint tag at the start of b (which
