@@ -68,7 +68,7 @@ func benchRealChurn(b *testing.B, s *realServer, im realImpl, n, handlers int, e
 	var p50, p99 float64
 	b.StopTimer()
 	for range b.N {
-		cs := s.clientset(b, "proto")
+		cs := im.clientset(b, s, "proto")
 		inf := im.make(podListWatch(cs, "default"), podObject)
 		sent := make([]atomic.Int64, len(evs))
 		hs := make([]*realHandler, handlers)

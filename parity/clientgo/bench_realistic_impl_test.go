@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kfanout/fanout/contrib/clientgo/decode"
 	"github.com/kfanout/fanout/informer"
 )
 
@@ -40,6 +41,11 @@ import (
 //     informer.DropFields transform (managedFields) and string interning.
 //   - fanout-leanest: fanout dropping managedFields and sharing equal
 //     values across cached objects (informer.ShareEqualValues).
+//   - fanout-decode: fanout's lean path: the clientset's responses
+//     filtered by contrib/clientgo/decode (managedFields never decoded),
+//     and informer.ShareEqualValues.
+//   - fanout-decode-intern: the decode filter and the lighter
+//     informer.InternLabelsAndAnnotations.
 //
 // Both informers are built over the same *cache.ListWatch. Scenarios take
 // their size from FANOUT_REAL_PODS (comma-separated Pod counts; default
@@ -85,6 +91,22 @@ type realImpl struct {
 	make func(lw cache.ListerWatcher, obj kruntime.Object) realInformer
 	// env is set (b.Setenv) while the implementation runs.
 	env map[string]string
+	// decode, when set, filters the clientset's responses (fanout's
+	// decode path) before client-go's decoder sees them.
+	decode *decode.Options
+}
+
+// clientset returns a clientset of s for im.
+func (im realImpl) clientset(tb testing.TB, s *realServer, codec string) *kubernetes.Clientset {
+	cfg := s.config(codec)
+	if im.decode != nil {
+		cfg = decode.Wrap(cfg, *im.decode)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return cs
 }
 
 // setup applies im's environment for the benchmark b.
@@ -97,7 +119,7 @@ func (im realImpl) setup(b *testing.B) {
 var allRealImpls = []realImpl{
 	{"clientgo", func(lw cache.ListerWatcher, obj kruntime.Object) realInformer {
 		return cgRealInformer{cache.NewSharedIndexInformer(lw, obj, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})}
-	}, nil},
+	}, nil, nil},
 	{"clientgo-nomf", func(lw cache.ListerWatcher, obj kruntime.Object) realInformer {
 		i := cache.NewSharedIndexInformer(lw, obj, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 		_ = i.SetTransform(func(o any) (any, error) {
@@ -107,29 +129,39 @@ var allRealImpls = []realImpl{
 			return o, nil
 		})
 		return cgRealInformer{i}
-	}, nil},
+	}, nil, nil},
 	{"fanout", func(lw cache.ListerWatcher, obj kruntime.Object) realInformer {
 		return foRealInformer{informer.NewSharedIndexInformer(lw, obj, 0, informer.Indexers{informer.NamespaceIndex: informer.MetaNamespaceIndexFunc})}
-	}, nil},
+	}, nil, nil},
 	{"fanout-listwatch", func(lw cache.ListerWatcher, obj kruntime.Object) realInformer {
 		return foRealInformer{informer.NewSharedIndexInformer(lw, obj, 0, informer.Indexers{informer.NamespaceIndex: informer.MetaNamespaceIndexFunc})}
-	}, map[string]string{"KUBE_FEATURE_WatchListClient": "false"}},
+	}, map[string]string{"KUBE_FEATURE_WatchListClient": "false"}, nil},
 	{"fanout-deltafifo", func(lw cache.ListerWatcher, obj kruntime.Object) realInformer {
 		return foRealInformer{informer.NewSharedIndexInformerWithOptions(lw, obj, informer.SharedIndexInformerOptions{
 			Indexers: informer.Indexers{informer.NamespaceIndex: informer.MetaNamespaceIndexFunc},
 			InOrder:  deltaFIFO,
 		})}
-	}, map[string]string{"KUBE_FEATURE_WatchListClient": "false"}},
+	}, map[string]string{"KUBE_FEATURE_WatchListClient": "false"}, nil},
 	{"fanout-lean", func(lw cache.ListerWatcher, obj kruntime.Object) realInformer {
 		i := informer.NewSharedIndexInformer(lw, obj, 0, informer.Indexers{informer.NamespaceIndex: informer.MetaNamespaceIndexFunc})
 		_ = i.SetTransform(leanTransform())
 		return foRealInformer{i}
-	}, nil},
+	}, nil, nil},
 	{"fanout-leanest", func(lw cache.ListerWatcher, obj kruntime.Object) realInformer {
 		i := informer.NewSharedIndexInformer(lw, obj, 0, informer.Indexers{informer.NamespaceIndex: informer.MetaNamespaceIndexFunc})
 		_ = i.SetTransform(informer.ChainTransforms(informer.DropManagedFields(), informer.ShareEqualValues()))
 		return foRealInformer{i}
-	}, nil},
+	}, nil, nil},
+	{name: "fanout-decode", make: func(lw cache.ListerWatcher, obj kruntime.Object) realInformer {
+		i := informer.NewSharedIndexInformer(lw, obj, 0, informer.Indexers{informer.NamespaceIndex: informer.MetaNamespaceIndexFunc})
+		_ = i.SetTransform(informer.ShareEqualValues())
+		return foRealInformer{i}
+	}, decode: &decode.Options{DropManagedFields: true}},
+	{name: "fanout-decode-intern", make: func(lw cache.ListerWatcher, obj kruntime.Object) realInformer {
+		i := informer.NewSharedIndexInformer(lw, obj, 0, informer.Indexers{informer.NamespaceIndex: informer.MetaNamespaceIndexFunc})
+		_ = i.SetTransform(informer.InternLabelsAndAnnotations(0))
+		return foRealInformer{i}
+	}, decode: &decode.Options{DropManagedFields: true}},
 }
 
 // realImpls returns the implementations FANOUT_REAL_IMPLS selects, or

@@ -41,7 +41,7 @@ func benchRealRelist(b *testing.B, s *realServer, im realImpl, n int, mode strin
 	var relistMS, waitMS, cpuMS, peak float64
 	b.StopTimer()
 	for range b.N {
-		cs := s.clientset(b, "proto")
+		cs := im.clientset(b, s, "proto")
 		inf := im.make(podListWatch(cs, mode), podObject)
 		h := newRealHandler(n, n, nil)
 		if _, err := inf.add(h); err != nil {

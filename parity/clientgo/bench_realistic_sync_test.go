@@ -54,7 +54,7 @@ func benchRealSync(b *testing.B, s *realServer, im realImpl, codec, mode string,
 	var syncMS, deliverMS, cpuMS, peak, kept float64
 	b.StopTimer()
 	for range b.N {
-		cs := s.clientset(b, codec)
+		cs := im.clientset(b, s, codec)
 		inf := im.make(podListWatch(cs, mode), podObject)
 		h := newRealHandler(n, 0, nil)
 		if _, err := inf.add(h); err != nil {

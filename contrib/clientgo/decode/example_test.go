@@ -1,0 +1,22 @@
+package decode_test
+
+import (
+	"fmt"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kfanout/fanout/contrib/clientgo/decode"
+	"github.com/kfanout/fanout/informer"
+)
+
+// ExampleWrap builds the clientset of an informer factory on a config
+// whose responses never carry managedFields to the decoder, and shares
+// what the cached objects have in common.
+func ExampleWrap() {
+	cfg := &rest.Config{Host: "https://127.0.0.1:6443"}
+	cs := kubernetes.NewForConfigOrDie(decode.Wrap(cfg, decode.Options{DropManagedFields: true}))
+	transform := informer.ShareEqualValues() // SetTransform on each informer, before Run
+	fmt.Println(cs != nil, transform != nil)
+	// Output: true true
+}
