@@ -72,6 +72,9 @@ type SharedInformer interface {
 	// in progress or failing (with its last error), the list being
 	// written to the cache, a handler's initial notifications.
 	SyncStatus() SyncStatus
+	// WaitForResourceVersion waits until the cache has applied
+	// resourceVersion or a newer one (read-your-writes), or ctx ends.
+	WaitForResourceVersion(ctx context.Context, resourceVersion string) error
 }
 
 // SharedIndexInformer is a SharedInformer whose cache is an Indexer.

@@ -1,8 +1,11 @@
 package sharding
 
 import (
+	"context"
 	"fmt"
 	"slices"
+
+	"k8s.io/apimachinery/pkg/util/resourceversion"
 
 	"github.com/kfanout/fanout/informer"
 )
@@ -91,4 +94,30 @@ func (r *registration) displayName() string {
 		return r.opts.Name
 	}
 	return fmt.Sprintf("%T", r.handler)
+}
+
+// WaitForResourceVersion waits until the informer of every range owned
+// when it is called has applied resourceVersion or a newer one (see
+// informer's SharedInformer.WaitForResourceVersion); each range has its
+// own watch, so each is waited for. Ranges gained later list at a newer
+// resourceVersion anyway.
+func (s *ShardedInformer) WaitForResourceVersion(ctx context.Context, resourceVersion string) error {
+	s.mu.Lock()
+	infs := make([]informer.SharedIndexInformer, 0, len(s.ranges))
+	for _, ri := range s.ranges {
+		infs = append(infs, ri.inf)
+	}
+	s.mu.Unlock()
+	if len(infs) == 0 {
+		// Still check the argument, as a single informer does.
+		if _, err := resourceversion.CompareResourceVersion(resourceVersion, resourceVersion); err != nil {
+			return fmt.Errorf("%w: %q (%v)", informer.ErrInvalidResourceVersion, resourceVersion, err)
+		}
+	}
+	for _, inf := range infs {
+		if err := inf.WaitForResourceVersion(ctx, resourceVersion); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -54,6 +55,34 @@ func TestShardedSyncStatus(t *testing.T) {
 		assert.Equal(t, informer.SyncSynced, h.State)
 		cancel()
 		s.StopRange(context.Background(), rs[2], false)
+		s.Wait()
+	})
+}
+
+// TestShardedWaitForResourceVersion: the wait goes to every owned range's
+// informer (the fake clientset here hands out no resourceVersions, so the
+// ranges never reach one and the context ends it); a bad resourceVersion
+// is refused with or without ranges.
+func TestShardedWaitForResourceVersion(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		src := newObjectSource(true, 2)
+		s := NewShardedInformer(src.lw(), &corev1.ConfigMap{}, Options{})
+		assert.ErrorIs(t, s.WaitForResourceVersion(ctx, "x"), informer.ErrInvalidResourceVersion)
+		require.NoError(t, s.WaitForResourceVersion(ctx, "5"), "no range owned: nothing to wait for")
+		rs, _ := Ranges(2)
+		for _, r := range rs {
+			s.StartRange(ctx, r)
+		}
+		s.RoundDone()
+		assert.ErrorIs(t, s.WaitForResourceVersion(ctx, "0"), informer.ErrInvalidResourceVersion)
+		tctx, tcancel := context.WithTimeout(ctx, time.Second)
+		assert.ErrorIs(t, s.WaitForResourceVersion(tctx, "5"), context.DeadlineExceeded)
+		tcancel()
+		cancel()
+		for _, r := range rs {
+			s.StopRange(context.Background(), r, false)
+		}
 		s.Wait()
 	})
 }
