@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/kfanout/fanout/informer"
-	"time"
 )
 
 // Snapshot is what the page shows, and what "?format=json" returns.

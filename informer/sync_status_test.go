@@ -95,8 +95,8 @@ func TestSyncStatusListFailing(t *testing.T) {
 		assert.True(t, apierrors.IsForbidden(st.LastError), "%v", st.LastError)
 		assert.Equal(t, time.Now(), st.LastErrorTime)
 		// client-go's first backoff: 800ms with up to 100% jitter.
-		assert.GreaterOrEqual(t, st.NextRetry.Sub(time.Now()), 800*time.Millisecond)
-		assert.LessOrEqual(t, st.NextRetry.Sub(time.Now()), 1600*time.Millisecond)
+		assert.GreaterOrEqual(t, time.Until(st.NextRetry), 800*time.Millisecond)
+		assert.LessOrEqual(t, time.Until(st.NextRetry), 1600*time.Millisecond)
 		h, _ := st.Handler(reg)
 		assert.Equal(t, SyncListFailing, h.State)
 		assert.True(t, apierrors.IsForbidden(h.LastError))

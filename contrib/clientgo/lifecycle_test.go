@@ -16,7 +16,7 @@ import (
 // client-go interface value, and a client-go registration's status by its
 // fanout registration.
 func TestSyncStatusThroughClientGoInterface(t *testing.T) {
-	var inf cache.SharedIndexInformer = NewSharedIndexInformer(newFakeSource(), &corev1.ConfigMap{}, 0, nil)
+	inf := NewSharedIndexInformer(newFakeSource(), &corev1.ConfigMap{}, 0, nil)
 	reg, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{})
 	require.NoError(t, err)
 	f, ok := FanoutInformer(inf)
