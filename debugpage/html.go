@@ -91,6 +91,7 @@ tr.behind svg.spark polyline { stroke: #c62828; }
 <dl class="informer">
 <dt>resource</dt><dd class="resource">{{.Resource}}</dd>
 <dt>synced</dt><dd class="synced">{{.Synced}}</dd>
+{{with .NotSyncedReason}}<dt>not synced</dt><dd class="not-synced">{{.}}</dd>{{end}}
 <dt>store size</dt><dd class="store-size">{{.StoreSize}}</dd>
 <dt>queue depth</dt><dd class="queue-depth">{{if .QueueBusy}}busy{{else if lt .QueueDepth 0}}-{{else}}{{.QueueDepth}}{{end}}</dd>
 <dt>last resource version</dt><dd class="resource-version">{{.LastResourceVersion}}</dd>
@@ -101,7 +102,7 @@ tr.behind svg.spark polyline { stroke: #c62828; }
 <thead><tr><th class="name">handler</th><th>engine</th><th>overflow</th><th>pending</th><th>high water</th><th>delivered</th><th>delivered rate</th><th>coalesced</th><th>panics</th><th>oldest pending</th><th class="name">backlog</th></tr></thead>
 <tbody>
 {{range .Handlers}}<tr class="handler{{if .Behind}} behind{{end}}" data-handler="{{.Name}}" data-behind="{{.Behind}}">
-<td class="name"><span class="mark" title="{{if .Behind}}behind{{else}}keeping up{{end}}"></span>{{.Name}}{{if .Behind}} <span class="status-behind">behind</span>{{end}}</td>
+<td class="name"><span class="mark" title="{{if .Behind}}behind{{else}}keeping up{{end}}"></span>{{.Name}}{{if .Behind}} <span class="status-behind">behind</span>{{end}}{{with .NotSyncedReason}}<br><small class="not-synced">{{.}}</small>{{end}}</td>
 <td>{{.Engine}}{{if gt .Workers 1}} &times;{{.Workers}}{{end}}</td>
 <td>{{.Overflow}}{{if .MaxPending}} {{.MaxPending}}{{end}}</td>
 <td class="pending">{{.Pending}}</td>

@@ -46,6 +46,7 @@ type reading struct {
 	name     string
 	stats    informer.InformerStats
 	handlers []informer.HandlerStats
+	sync     informer.SyncStatus
 }
 
 // read takes the current figures of every registered informer, without
@@ -58,7 +59,8 @@ func (p *Page) read() []reading {
 			continue
 		}
 		hs, _ := informer.HandlersOf(ni.inf)
-		out = append(out, reading{name: ni.name, stats: st, handlers: hs})
+		sync, _ := informer.SyncStatusOf(ni.inf)
+		out = append(out, reading{name: ni.name, stats: st, handlers: hs, sync: sync})
 	}
 	return out
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/kfanout/fanout/informer"
 )
 
 // Snapshot is what the page shows, and what "?format=json" returns.
@@ -30,6 +32,10 @@ type InformerView struct {
 	ObjectType string `json:"objectType"`
 	// Synced is HasSynced.
 	Synced bool `json:"synced"`
+	// SyncState is its SyncStatus's State ("Synced", "ListFailing"...),
+	// and NotSyncedReason the status in words; empty once synced.
+	SyncState       string `json:"syncState"`
+	NotSyncedReason string `json:"notSyncedReason,omitempty"`
 	// StoreSize is the number of objects in its cache.
 	StoreSize int `json:"storeSize"`
 	// QueueDepth is the number of entries in its queue; -1 when unknown
@@ -76,6 +82,10 @@ type HandlerView struct {
 	Workers int `json:"workers"`
 	// Synced is the registration's HasSynced.
 	Synced bool `json:"synced"`
+	// SyncState and NotSyncedReason are the registration's SyncStatus,
+	// as for the informer.
+	SyncState       string `json:"syncState"`
+	NotSyncedReason string `json:"notSyncedReason,omitempty"`
 	// Pending, HighWater, Delivered, Coalesced and Panics are the
 	// registration's Stats.
 	Pending   int64  `json:"pending"`
@@ -139,6 +149,7 @@ func (p *Page) snapshot(lazy bool) Snapshot {
 			IndexRefusals:       r.stats.IndexRefusals,
 			Handlers:            make([]HandlerView, 0, len(r.handlers)),
 		}
+		iv.SyncState, iv.NotSyncedReason = syncView(r.sync)
 		if iv.Resource == "" {
 			iv.Resource = r.stats.ObjectType
 		}
@@ -162,6 +173,9 @@ func (p *Page) snapshot(lazy bool) Snapshot {
 				OldestPendingAgeSeconds: st.OldestPendingAge.Seconds(),
 				Behind:                  st.OldestPendingAge > p.opts.BehindAfter,
 			}
+			if hs, ok := r.sync.Handler(h.Registration); ok {
+				hv.SyncState, hv.NotSyncedReason = syncView(hs)
+			}
 			samples := hist[handlerKey{r.name, h.Registration}]
 			hv.Backlog = make([]BacklogPoint, len(samples))
 			for i, s := range samples {
@@ -174,6 +188,15 @@ func (p *Page) snapshot(lazy bool) Snapshot {
 		snap.Informers = append(snap.Informers, iv)
 	}
 	return snap
+}
+
+// syncView is a SyncStatus's state, and its description unless synced.
+func syncView(st informer.SyncStatus) (state, reason string) {
+	if st.Synced() || st.State == "" {
+		return string(st.State), ""
+	}
+	st.Handlers = nil // each handler has its own row
+	return string(st.State), st.String()
 }
 
 // deliveryRate is the rate of handler calls between the two newest

@@ -91,6 +91,9 @@ type Reflector struct {
 	// watchesStarted counts the watch streams opened (see WatchesStarted).
 	watchesStarted atomic.Uint64
 
+	// fill tells how filling the store is going, for SyncStatus.
+	fill fillStatus
+
 	// WatchListPageSize is the Limit of each list page. Zero means 500 for
 	// lists at RV "" or "0" (or any RV once the server has paged an RV="0"
 	// list), and no paging for other resource versions so that the server

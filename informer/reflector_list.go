@@ -85,6 +85,7 @@ func (r *Reflector) list(ctx context.Context) error {
 	}
 	tr.Step("SyncWith done")
 	r.setLastSyncResourceVersion(resourceVersion)
+	r.fill.done()
 	return nil
 }
 
@@ -110,7 +111,11 @@ func (r *Reflector) pageSize(resourceVersion string) int64 {
 // refuses the requested RV.
 func (r *Reflector) fetchList(ctx context.Context, options metav1.ListOptions, pageSize int64) (runtime.Object, bool, error) {
 	p := pager.New(func(_ context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-		return r.listerWatcher.ListWithContext(ctx, opts)
+		page, err := r.listerWatcher.ListWithContext(ctx, opts)
+		if err == nil {
+			r.fill.items.Add(int64(meta.LenList(page)))
+		}
+		return page, err
 	})
 	p.PageSize = pageSize
 	// The pager gets a background context, as in client-go: cancellation

@@ -2,6 +2,7 @@ package informer
 
 import (
 	"context"
+	"time"
 
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -34,7 +35,9 @@ func (r *Reflector) RunWithContext(ctx context.Context) {
 		r.runOnce(ctx)
 		// The delay starts after the attempt (a sliding period), so a
 		// long watch is followed by the same pause as a failed list.
-		t := r.clock.NewTimer(r.delay())
+		d := r.delay()
+		r.fill.retryAt(r.clock.Now().Add(d))
+		t := r.clock.NewTimer(d)
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -52,6 +55,7 @@ func (r *Reflector) RunWithContext(ctx context.Context) {
 func (r *Reflector) runOnce(ctx context.Context) {
 	defer utilruntime.HandleCrashWithContext(ctx)
 	if err := r.ListAndWatchWithContext(ctx); err != nil {
+		r.fill.failed(err, r.clock.Now(), time.Time{})
 		r.watchErrorHandler(ctx, r, err)
 	}
 }
@@ -83,6 +87,7 @@ func (r *Reflector) ListAndWatchWithContext(ctx context.Context) error {
 	useWatchList := r.UseWatchList != nil && *r.UseWatchList
 	useList := !useWatchList
 	if useWatchList {
+		r.fill.begin(r.clock.Now(), true)
 		var err error
 		w, err = r.watchList(ctx)
 		if w == nil && err == nil {
@@ -94,6 +99,7 @@ func (r *Reflector) ListAndWatchWithContext(ctx context.Context) error {
 		}
 	}
 	if useList {
+		r.fill.begin(r.clock.Now(), false)
 		if err := r.list(ctx); err != nil {
 			return err
 		}

@@ -33,7 +33,14 @@ func (r *Reflector) watchList(ctx context.Context) (watch.Interface, error) {
 	retriable := func(err error) bool {
 		if isWatchErrorRetriable(err) {
 			logger.V(2).Info("watch-list failed - backing off", "reflector", r.name, "type", r.typeDescription, "err", err)
-			return r.sleep(ctx, r.delay())
+			d := r.delay()
+			now := r.clock.Now()
+			r.fill.failed(err, now, now.Add(d))
+			if !r.sleep(ctx, d) {
+				return false
+			}
+			r.fill.begin(r.clock.Now(), true)
+			return true
 		}
 		if isExpiredError(err) || isTooLargeResourceVersionError(err) {
 			// Start over from the newest state, read consistently.
@@ -83,6 +90,9 @@ func (r *Reflector) watchList(ctx context.Context) (watch.Interface, error) {
 			return nil, err
 		}
 		ended, err := r.handleWatch(ctx, start, w, temp, true, func(rv string, pastInitialEvents bool) {
+			if !pastInitialEvents {
+				r.fill.items.Add(1)
+			}
 			if pastInitialEvents {
 				resourceVersion = rv
 			}
@@ -113,6 +123,7 @@ func (r *Reflector) watchList(ctx context.Context) (watch.Interface, error) {
 	}
 	tr.Step("SyncWith done")
 	r.setLastSyncResourceVersion(resourceVersion)
+	r.fill.done()
 	return w, nil
 }
 

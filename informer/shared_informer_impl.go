@@ -115,6 +115,7 @@ func (s *sharedIndexInformer) RunWithContext(ctx context.Context) {
 		logger.Info("Warning: the sharedIndexInformer has started, run more than once is not allowed")
 		return
 	}
+	defer trackRunning(s)()
 
 	// The processor and its helpers run on a context that is cancelled
 	// only after the controller has returned, so no delta is distributed

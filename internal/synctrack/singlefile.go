@@ -76,3 +76,8 @@ func (t *SingleFileTracker) Name() string { return t.name }
 func (t *SingleFileTracker) markDone() {
 	t.doneOnce.Do(func() { close(t.done) })
 }
+
+// Pending returns the number of items started and not yet finished: for a
+// listener, the initial-list notifications its handler has not returned
+// from.
+func (t *SingleFileTracker) Pending() int64 { return t.count.Load() }

@@ -1,0 +1,88 @@
+package sharding
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kfanout/fanout/informer"
+)
+
+// TestShardedSyncStatus: before the first round the sharded informer
+// waits for the ring; then a handler still on its initial adds is named
+// with its range; once it has returned, everything is synced.
+func TestShardedSyncStatus(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		rng := rand.New(rand.NewPCG(1, 2))
+		src := newObjectSource(true, 4)
+		for i := range 40 {
+			src.create(t, rng, fmt.Sprintf("cm-%d", i))
+		}
+		s := NewShardedInformer(src.lw(), &corev1.ConfigMap{}, Options{})
+		assert.Equal(t, informer.SyncNotStarted, s.SyncStatus().State)
+		release := make(chan struct{})
+		reg, err := s.AddEventHandlerWithOptions(informer.ResourceEventHandlerFuncs{AddFunc: func(any) { <-release }},
+			informer.HandlerOptions{Name: "slow"})
+		require.NoError(t, err)
+		rs, _ := Ranges(4)
+		s.StartRange(ctx, rs[2])
+		synctest.Wait()
+		assert.Equal(t, informer.SyncWaitingForShards, s.SyncStatus().State)
+
+		s.RoundDone()
+		synctest.Wait()
+		st := s.SyncStatus()
+		assert.Equal(t, informer.SyncSynced, st.State)
+		h, ok := st.Handler(reg)
+		require.True(t, ok)
+		assert.Equal(t, informer.SyncHandlerPending, h.State)
+		assert.Positive(t, h.PendingInitial)
+		assert.True(t, strings.HasPrefix(h.Name, "*v1.ConfigMap range "+rs[2].String()+"/slow"), h.Name)
+
+		close(release)
+		synctest.Wait()
+		h, _ = s.SyncStatus().Handler(reg)
+		assert.Equal(t, informer.SyncSynced, h.State)
+		cancel()
+		s.StopRange(context.Background(), rs[2], false)
+		s.Wait()
+	})
+}
+
+// TestShardedWaitForResourceVersion: the wait goes to every owned range's
+// informer (the fake clientset here hands out no resourceVersions, so the
+// ranges never reach one and the context ends it); a bad resourceVersion
+// is refused with or without ranges.
+func TestShardedWaitForResourceVersion(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		src := newObjectSource(true, 2)
+		s := NewShardedInformer(src.lw(), &corev1.ConfigMap{}, Options{})
+		assert.ErrorIs(t, s.WaitForResourceVersion(ctx, "x"), informer.ErrInvalidResourceVersion)
+		require.NoError(t, s.WaitForResourceVersion(ctx, "5"), "no range owned: nothing to wait for")
+		rs, _ := Ranges(2)
+		for _, r := range rs {
+			s.StartRange(ctx, r)
+		}
+		s.RoundDone()
+		assert.ErrorIs(t, s.WaitForResourceVersion(ctx, "0"), informer.ErrInvalidResourceVersion)
+		tctx, tcancel := context.WithTimeout(ctx, time.Second)
+		assert.ErrorIs(t, s.WaitForResourceVersion(tctx, "5"), context.DeadlineExceeded)
+		tcancel()
+		cancel()
+		for _, r := range rs {
+			s.StopRange(context.Background(), r, false)
+		}
+		s.Wait()
+	})
+}
