@@ -23,7 +23,7 @@
 #   COMPAT_PAIRS="v0.36.6:v0.24.1:v0.36.3" hack/compat.sh
 #                                           # client-go:controller-runtime[:sample-controller]
 #   COMPAT_SKIP="tests blackbox" hack/compat.sh
-#                                           # skip steps (tests, blackbox, samplecontroller, consumer)
+#                                           # skip steps (modules, tests, blackbox, samplecontroller, consumer)
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 pairs="${COMPAT_PAIRS:-v0.35.10:v0.23.3:v0.35.4 v0.36.6:v0.24.1:v0.36.3 v0.37.2:v0.25.3:v0.37.1}"
@@ -123,6 +123,7 @@ for pair in $pairs; do
   modules=(. contrib/clientgo contrib/prometheus)
   if [ "$(minor "$cg")" -ge 36 ]; then modules+=(contrib/sharding); fi
 
+  if [[ "$skip" == *" modules "* ]]; then modules=(); fi
   for m in "${modules[@]}"; do
     run "$cg: $m: go get, tidy, build, vet" bash -c "$(declare -f prepare); prepare '$tree/$m' '$cg'"
     if [[ "$skip" != *" tests "* ]]; then
