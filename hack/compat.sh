@@ -6,17 +6,27 @@
 #      against the pair, alone (GOWORK=off);
 #   2. client-go's own black-box tests of tools/cache of that release run
 #      against fanout linked with that release (hack/clientgo-blackbox.sh);
-#   3. a consumer check: a fresh module pinned to the pair adds fanout and
+#   3. sample-controller of that release (the newest the proxy serves of
+#      its minor), switched by cmd/fanout-migrate with no hand edits: it
+#      must report nothing, build, vet and pass its own tests with fanout's
+#      informers (cmd/fanout-migrate TestSampleController);
+#   4. a consumer check: a fresh module pinned to the pair adds fanout and
 #      contrib/clientgo (replaced by the scratch tree), and `go mod tidy`
 #      must leave its go line, k8s.io/* and controller-runtime lines as
 #      they were.
 #
+# A failing step does not stop the run: every step of every pair runs, each
+# prints its wall time, and the summary at the end lists the failures (exit
+# status 1 if any).
+#
 #   hack/compat.sh                          # the three pairs below
-#   COMPAT_PAIRS="v0.36.6:v0.24.1" hack/compat.sh
-#   COMPAT_SKIP=blackbox hack/compat.sh     # skip a step (tests, blackbox, consumer)
-set -euo pipefail
+#   COMPAT_PAIRS="v0.36.6:v0.24.1:v0.36.3" hack/compat.sh
+#                                           # client-go:controller-runtime[:sample-controller]
+#   COMPAT_SKIP="tests blackbox" hack/compat.sh
+#                                           # skip steps (modules, tests, blackbox, samplecontroller, consumer)
+set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-pairs="${COMPAT_PAIRS:-v0.35.10:v0.23.3 v0.36.6:v0.24.1 v0.37.2:v0.25.2}"
+pairs="${COMPAT_PAIRS:-v0.35.10:v0.23.3:v0.35.4 v0.36.6:v0.24.1:v0.36.3 v0.37.2:v0.25.3:v0.37.1}"
 skip=" ${COMPAT_SKIP:-} "
 export GOWORK=off GOFLAGS=-mod=mod
 scratch="$(mktemp -d)"
@@ -24,52 +34,43 @@ trap 'chmod -R u+w "$scratch" 2>/dev/null; rm -rf "$scratch"' EXIT
 
 step() { echo "== [$(date -u +%H:%M:%S)] $*"; }
 
+failed=()
+# run NAME CMD...: runs one step, prints its wall time, records a failure.
+run() {
+  local name="$1" start rc
+  shift
+  step "$name"
+  start=$(date +%s)
+  "$@"
+  rc=$?
+  echo "-- $name: $(( $(date +%s) - start ))s, exit $rc"
+  if [ "$rc" -ne 0 ]; then failed+=("$name"); fi
+  return 0
+}
+
 # minor prints 35 for v0.35.10.
 minor() { local v="${1#v0.}"; echo "${v%%.*}"; }
 
-for pair in $pairs; do
-  cg="${pair%%:*}" cr="${pair##*:}"
-  tree="$scratch/$cg"
-  mkdir -p "$tree"
-  (cd "$root" && git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$tree" 2>/dev/null || true)
-  modules=(. contrib/clientgo contrib/prometheus)
-  if [ "$(minor "$cg")" -ge 36 ]; then modules+=(contrib/sharding); fi
-
-  for m in "${modules[@]}"; do
-    step "$cg: $m: go get, tidy, build, vet"
-    (
-      cd "$tree/$m"
-      want=()
-      for p in k8s.io/api k8s.io/apimachinery k8s.io/client-go; do
-        if grep -q "^[[:space:]]*$p v" go.mod; then want+=("$p@$cg"); fi
-      done
-      go get "${want[@]}" >/dev/null
-      go mod tidy
-      go build ./...
-      go vet ./...
-    )
-    if [[ "$skip" != *" tests "* ]]; then
-      step "$cg: $m: go test"
-      (cd "$tree/$m" && go test -count=1 -timeout 20m ./...)
-    fi
+# prepare M CG: sets the pair's versions in module M, tidies, builds, vets.
+prepare() {
+  local m="$1" cg="$2" want=() p
+  cd "$m" || return 1
+  for p in k8s.io/api k8s.io/apimachinery k8s.io/client-go; do
+    if grep -q "^[[:space:]]*$p v" go.mod; then want+=("$p@$cg"); fi
   done
+  go get "${want[@]}" >/dev/null && go mod tidy && go build ./... && go vet ./...
+}
 
-  if [[ "$skip" != *" blackbox "* ]]; then
-    step "$cg: client-go $cg's black-box tests of tools/cache against fanout"
-    (cd "$tree" && FANOUT_CLIENTGO_BLACKBOX_LINK=1 ./hack/clientgo-blackbox.sh "$cg" | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|tools/cache:')
-  fi
-
-  if [[ "$skip" != *" consumer "* ]]; then
-    step "$cg: consumer check with controller-runtime $cr"
-    c="$scratch/consumer-$cg"
-    mkdir -p "$c"
-    (
-      cd "$c"
-      go mod init example.com/consumer >/dev/null 2>&1
-      cgmod="$(go env GOMODCACHE)/cache/download/k8s.io/client-go/@v/$cg.mod"
-      go mod download -json "k8s.io/client-go@$cg" >/dev/null
-      go mod edit -go="$(awk '$1 == "go" {print $2; exit}' "$cgmod")"
-      cat > main.go <<'GO'
+# consumer TREE CG CR DIR: the consumer check.
+consumer() {
+  local tree="$1" cg="$2" cr="$3" c="$4"
+  mkdir -p "$c" && cd "$c" || return 1
+  go mod init example.com/consumer >/dev/null 2>&1
+  local cgmod
+  cgmod="$(go env GOMODCACHE)/cache/download/k8s.io/client-go/@v/$cg.mod"
+  go mod download -json "k8s.io/client-go@$cg" >/dev/null || return 1
+  go mod edit -go="$(awk '$1 == "go" {print $2; exit}' "$cgmod")"
+  cat > main.go <<'GO'
 package main
 
 import (
@@ -83,13 +84,13 @@ func main() {
 	_ = ctrl.Options{}
 }
 GO
-      go get "k8s.io/client-go@$cg" "k8s.io/api@$cg" "k8s.io/apimachinery@$cg" "sigs.k8s.io/controller-runtime@$cr" >/dev/null
-      go mod tidy
-      pinned() { grep -E '^go |k8s\.io/|sigs\.k8s\.io/controller-runtime ' go.mod | sed 's, // indirect,,' | sort; }
-      pinned > before.txt
-      go mod edit -require=github.com/kfanout/fanout@v0.0.0 -replace="github.com/kfanout/fanout=$tree" \
-        -require=github.com/kfanout/fanout/contrib/clientgo@v0.0.0 -replace="github.com/kfanout/fanout/contrib/clientgo=$tree/contrib/clientgo"
-      cat > fanout.go <<'GO'
+  go get "k8s.io/client-go@$cg" "k8s.io/api@$cg" "k8s.io/apimachinery@$cg" "sigs.k8s.io/controller-runtime@$cr" >/dev/null || return 1
+  go mod tidy || return 1
+  pinned() { grep -E '^go |k8s\.io/|sigs\.k8s\.io/controller-runtime ' go.mod | sed 's, // indirect,,' | sort; }
+  pinned > before.txt
+  go mod edit -require=github.com/kfanout/fanout@v0.0.0 -replace="github.com/kfanout/fanout=$tree" \
+    -require=github.com/kfanout/fanout/contrib/clientgo@v0.0.0 -replace="github.com/kfanout/fanout/contrib/clientgo=$tree/contrib/clientgo"
+  cat > fanout.go <<'GO'
 package main
 
 import (
@@ -104,15 +105,52 @@ var (
 	_ informer.SharedIndexInformerOptions
 )
 GO
-      go mod tidy
-      go build ./...
-      pinned > after.txt
-      if ! diff -u before.txt after.txt; then
-        echo "compat: adding fanout moved the consumer's versions (client-go $cg, controller-runtime $cr)" >&2
-        exit 1
-      fi
-      echo "consumer on client-go $cg, controller-runtime $cr: $(grep -c . before.txt) pinned lines unchanged"
-    )
+  go mod tidy && go build ./... && go vet ./... || return 1
+  pinned > after.txt
+  if ! diff -u before.txt after.txt; then
+    echo "compat: adding fanout moved the consumer's versions (client-go $cg, controller-runtime $cr)" >&2
+    return 1
   fi
+  echo "consumer on client-go $cg, controller-runtime $cr: $(grep -c . before.txt) pinned lines unchanged"
+}
+
+for pair in $pairs; do
+  IFS=: read -r cg cr sc <<<"$pair"
+  pairstart=$(date +%s)
+  tree="$scratch/$cg"
+  mkdir -p "$tree"
+  (cd "$root" && git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$tree" 2>/dev/null || true)
+  modules=(. contrib/clientgo contrib/prometheus)
+  if [ "$(minor "$cg")" -ge 36 ]; then modules+=(contrib/sharding); fi
+
+  if [[ "$skip" == *" modules "* ]]; then modules=(); fi
+  for m in "${modules[@]}"; do
+    run "$cg: $m: go get, tidy, build, vet" bash -c "$(declare -f prepare); prepare '$tree/$m' '$cg'"
+    if [[ "$skip" != *" tests "* ]]; then
+      # The root module's fanout-migrate tests that compile client-go pin
+      # v0.37.2 (make test runs them); sample-controller runs below.
+      run "$cg: $m: go test" bash -c "cd '$tree/$m' && go test -count=1 -timeout 40m -skip '^(TestGoldenOutputsCompile|TestSampleController)\$' ./..."
+    fi
+  done
+
+  if [[ "$skip" != *" blackbox "* ]]; then
+    run "$cg: client-go $cg's black-box tests of tools/cache against fanout" bash -c \
+      "set -o pipefail; cd '$tree' && FANOUT_CLIENTGO_BLACKBOX_LINK=1 ./hack/clientgo-blackbox.sh '$cg' | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|tools/cache:'"
+  fi
+
+  if [[ "$skip" != *" samplecontroller "* ]] && [ -n "$sc" ]; then
+    run "$cg: sample-controller $sc switched by fanout-migrate" bash -c \
+      "set -o pipefail; cd '$tree' && FANOUT_SAMPLE_CONTROLLER='$sc' go test -count=1 -timeout 40m -run '^TestSampleController\$' -v ./cmd/fanout-migrate/ | grep -E '^(=== RUN|\s*--- |ok|FAIL|PASS)|fanout-migrate on|client-go'"
+  fi
+
+  if [[ "$skip" != *" consumer "* ]]; then
+    run "$cg: consumer check with controller-runtime $cr" bash -c "$(declare -f consumer); consumer '$tree' '$cg' '$cr' '$scratch/consumer-$cg'"
+  fi
+  echo "== pair $cg + controller-runtime $cr: $(( $(date +%s) - pairstart ))s"
 done
+if [ "${#failed[@]}" -gt 0 ]; then
+  step "compat: FAILED steps:"
+  printf '   %s\n' "${failed[@]}"
+  exit 1
+fi
 step "compat: every pair passed ($pairs)"

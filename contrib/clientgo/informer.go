@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/kfanout/fanout/contrib/clientgo/internal/cgreflect"
 	"github.com/kfanout/fanout/informer"
 )
 
@@ -71,7 +70,7 @@ func Wrap(inf informer.SharedIndexInformer) cache.SharedIndexInformer {
 // wrapper (cache.NewTypedSharedIndexInformer), so the Informer() of a
 // factory from contrib/clientgo/informers works too.
 func FanoutInformer(inf cache.SharedIndexInformer) (informer.SharedIndexInformer, bool) {
-	w, ok := cgreflect.Unwrap(inf).(*sharedIndexInformer)
+	w, ok := unwrapTyped(inf).(*sharedIndexInformer)
 	if !ok || w == nil {
 		return nil, false
 	}

@@ -5,7 +5,6 @@ import (
 
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/kfanout/fanout/contrib/clientgo/internal/cgreflect"
 	"github.com/kfanout/fanout/informer"
 )
 
@@ -40,7 +39,7 @@ func WrapController(c informer.Controller) cache.Controller {
 // FanoutRegistration(result). An empty options.Name names the registration
 // after h. It fails when inf is not a fanout informer.
 func AddEventHandlerWithFanoutOptions(inf cache.SharedIndexInformer, h cache.ResourceEventHandler, options informer.HandlerOptions) (cache.ResourceEventHandlerRegistration, error) {
-	w, ok := cgreflect.Unwrap(inf).(*sharedIndexInformer)
+	w, ok := unwrapTyped(inf).(*sharedIndexInformer)
 	if !ok || w == nil {
 		return nil, errNotFanout
 	}

@@ -1,28 +1,43 @@
 package modcopy
 
-import "fmt"
+import (
+	"fmt"
+	"os"
+	"strings"
+)
 
 // SampleControllerVersions are the versions of k8s.io/sample-controller to
 // try, first the one matching client-go v0.37.2, then the nearest the
-// proxy serves (switched, it builds against client-go v0.37.2 anyway:
-// fanout's modules require it).
-var SampleControllerVersions = []string{"v0.37.2", "v0.37.1"}
+// proxy serves. FANOUT_SAMPLE_CONTROLLER, a comma-separated list, replaces
+// them: make compat sets it to the release of each pair.
+var SampleControllerVersions = sampleControllerVersions()
+
+func sampleControllerVersions() []string {
+	if v := os.Getenv("FANOUT_SAMPLE_CONTROLLER"); v != "" {
+		return strings.Split(v, ",")
+	}
+	return []string{"v0.37.2", "v0.37.1"}
+}
 
 const (
 	clientGoInformers = "k8s.io/client-go/informers"
 	fanoutInformers   = "github.com/kfanout/fanout/contrib/clientgo/informers"
-	// generatedFactory is sample-controller's own informer-gen factory
-	// for its Foo CRD.
-	generatedFactory = "pkg/generated/informers/externalversions/factory.go"
+	// typeIdenticalCache is fanout's package with the identifiers of
+	// k8s.io/client-go/tools/cache, whose informer constructors build
+	// fanout informers.
+	typeIdenticalCache = "github.com/kfanout/fanout/contrib/clientgo/cache"
+	// generatedFooInformer is sample-controller's own informer-gen
+	// informer of its Foo CRD.
+	generatedFooInformer = "pkg/generated/informers/externalversions/samplecontroller/v1alpha1/foo.go"
 )
 
 // SwitchSampleController switches m, a copy of k8s.io/sample-controller,
 // to fanout's factories; call UseFanout afterwards. Every import of
 // k8s.io/client-go/informers becomes contrib/clientgo/informers. The Foo
-// informers come from sample-controller's own generated factory, its code
-// rather than an import: with generated, that factory's InformerFor also
-// wraps its newFunc in informers.FromClientGo (one line), so they are
-// fanout's too. The copy gets one added test, TestFanoutProof, which fails
+// informers come from sample-controller's own generated informers, its
+// code rather than an import: with generated, the Foo informer's file also
+// builds its informer with contrib/clientgo/cache's constructor (one call),
+// so they are fanout's too. The copy gets one added test, TestFanoutProof, which fails
 // unless the informers its fixture builds are fanout's (the Foo informers
 // exactly when generated), so passing tests cannot come from client-go's
 // informers.
@@ -35,10 +50,12 @@ func SwitchSampleController(m *Copy, generated bool) {
 	}
 	t.Logf("switched the import in %v", changed)
 	if generated {
-		m.EditFile(generatedFactory, "informer = newFunc(f.client, resyncPeriod)",
-			"informer = fanoutinformers.FromClientGo(newFunc(f.client, resyncPeriod), resyncPeriod)")
-		m.EditFile(generatedFactory, "\tcache \"k8s.io/client-go/tools/cache\"\n",
-			"\tcache \"k8s.io/client-go/tools/cache\"\n\tfanoutinformers \""+fanoutInformers+"\"\n")
+		// v0.35's generated code calls NewSharedIndexInformer, v0.36+'s
+		// NewSharedIndexInformerWithOptions: "cache.NewSharedIndexInformer"
+		// is the start of either call, exactly once.
+		m.EditFile(generatedFooInformer, "cache.NewSharedIndexInformer", "fanoutcache.NewSharedIndexInformer")
+		m.EditFile(generatedFooInformer, "\tcache \"k8s.io/client-go/tools/cache\"\n",
+			"\tcache \"k8s.io/client-go/tools/cache\"\n\tfanoutcache \""+typeIdenticalCache+"\"\n")
 	}
 	WriteFanoutProof(m, generated)
 }

@@ -17,9 +17,9 @@ import (
 //     contrib/clientgo/informers; nothing else changes. The Foo informers
 //     still come from sample-controller's own generated factory, which is
 //     its code, not an import.
-//   - "generated": the same, and the generated factory's InformerFor wraps
-//     its newFunc in informers.FromClientGo (one line), so that the Foo
-//     informers are fanout's too.
+//   - "generated": the same, and the generated Foo informer builds its
+//     informer with contrib/clientgo/cache's constructor (one call), so
+//     that the Foo informers are fanout's too.
 //
 // Each copy also gets one added test, TestFanoutProof, which fails unless
 // the informers its fixture builds are fanout's, so a passing run cannot

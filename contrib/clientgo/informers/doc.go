@@ -11,14 +11,15 @@
 // clientgo.FanoutInformer to reach it, and WithFanoutOptions to set
 // fanout's informer and handler options per resource.
 //
-// The options are client-go's own (SharedInformerOption is an alias), so
-// client-go's WithNamespace and friends work here too.
+// The options are this package's own, named as client-go's
+// (WithNamespace, WithTweakListOptions, WithCustomResyncConfig,
+// WithTransform).
 //
-// How it works: the factory lets client-go's generated constructors build
-// each informer as they would, unstarted, reads what they chose (source,
-// example object, indexers, resource) and builds a fanout informer from
-// it. Reading that needs a few of client-go's unexported fields; they are
-// checked on first use, and a client-go whose layout differs makes the
-// constructors panic with a message naming the field, rather than serve
-// wrong informers.
+// How it works: client-go's generated group accessors of the linked
+// release are built on this factory, so every informer they ask for comes
+// through InformerFor, which builds a fanout informer that lists and
+// watches through the clientset's exported typed client of that object
+// type. Nothing of client-go's internals is read. The constructors panic,
+// naming the supported range, if the binary links a client-go release
+// outside it.
 package informers

@@ -13,13 +13,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8sinformers "k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kfanout/fanout/contrib/clientgo"
 	"github.com/kfanout/fanout/contrib/clientgo/informers"
-	"github.com/kfanout/fanout/contrib/clientgo/internal/cgreflect"
 )
 
 // The scope every informer of the table is built with.
@@ -28,13 +26,8 @@ const (
 	testSelector  = "app=fanout"
 )
 
-// scopeOptions are the namespace and tweak of both libraries' factories.
-func scopeOptions() []informers.SharedInformerOption {
-	return []informers.SharedInformerOption{
-		informers.WithNamespace(testNamespace),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = testSelector }),
-	}
-}
+// selectTestLabel is the list tweak of both libraries' factories.
+func selectTestLabel(o *metav1.ListOptions) { o.LabelSelector = testSelector }
 
 // keyRecorder records the keys a handler was given adds for.
 type keyRecorder struct {
@@ -163,8 +156,8 @@ func TestEveryResource(t *testing.T) {
 // resources client-go lists in the factory's namespace.
 func testRealClientset(t *testing.T, gvrs []schema.GroupVersionResource) map[schema.GroupVersionResource]bool {
 	srv := newListServer(t)
-	f := informers.NewSharedInformerFactoryWithOptions(srv.client(t, "fanout"), 0, scopeOptions()...)
-	c := k8sinformers.NewSharedInformerFactoryWithOptions(srv.client(t, "client-go"), 0, scopeOptions()...)
+	f := informers.NewSharedInformerFactoryWithOptions(srv.client(t, "fanout"), 0, informers.WithNamespace(testNamespace), informers.WithTweakListOptions(selectTestLabel))
+	c := k8sinformers.NewSharedInformerFactoryWithOptions(srv.client(t, "client-go"), 0, k8sinformers.WithNamespace(testNamespace), k8sinformers.WithTweakListOptions(selectTestLabel))
 	fs, cs := serveAll(t, f, gvrs, true), serveAll(t, c, gvrs, false)
 	stopF := runAll(t, f, fs)
 	defer stopF()
@@ -217,7 +210,7 @@ func testFakeClientset(t *testing.T, gvrs []schema.GroupVersionResource, namespa
 	client := fake.NewClientset()
 	create := func(gvr schema.GroupVersionResource, name, ns string, labelled bool) {
 		t.Helper()
-		obj := newObject(t, client, gvr)
+		obj := newObject(t, gvr)
 		m, err := meta.Accessor(obj)
 		if err != nil {
 			t.Fatal(err)
@@ -241,8 +234,8 @@ func testFakeClientset(t *testing.T, gvrs []schema.GroupVersionResource, namespa
 			create(gvr, "obj-3", "ns2", true)
 		}
 	}
-	f := informers.NewSharedInformerFactoryWithOptions(client, 0, scopeOptions()...)
-	c := k8sinformers.NewSharedInformerFactoryWithOptions(client, 0, scopeOptions()...)
+	f := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(testNamespace), informers.WithTweakListOptions(selectTestLabel))
+	c := k8sinformers.NewSharedInformerFactoryWithOptions(client, 0, k8sinformers.WithNamespace(testNamespace), k8sinformers.WithTweakListOptions(selectTestLabel))
 	fs, cs := serveAll(t, f, gvrs, true), serveAll(t, c, gvrs, false)
 	stopF := runAll(t, f, fs)
 	defer stopF()
@@ -273,17 +266,13 @@ func testFakeClientset(t *testing.T, gvrs []schema.GroupVersionResource, namespa
 }
 
 // newObject returns a new empty object of gvr's type.
-func newObject(t *testing.T, client kubernetes.Interface, gvr schema.GroupVersionResource) runtime.Object {
+func newObject(t *testing.T, gvr schema.GroupVersionResource) runtime.Object {
 	t.Helper()
-	gi, err := k8sinformers.NewSharedInformerFactory(client, 0).ForResource(gvr)
+	obj, err := informers.ObjectFor(gvr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	parts, err := cgreflect.ReadInformer(gi.Informer())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return parts.ObjectType.DeepCopyObject()
+	return obj
 }
 
 // waitKeys returns k's keys once it has n of them, or after a minute.

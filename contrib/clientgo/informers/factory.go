@@ -1,19 +1,28 @@
 package informers
 
 import (
+	"context"
 	"fmt"
 	"reflect"
+	"runtime"
+	"strings"
 	"sync"
 	"time"
-	"unsafe"
 
-	"k8s.io/apimachinery/pkg/runtime"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	k8sinformers "k8s.io/client-go/informers"
 	"k8s.io/client-go/informers/internalinterfaces"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 
-	"github.com/kfanout/fanout/contrib/clientgo/internal/cgreflect"
+	"github.com/kfanout/fanout/contrib/clientgo"
+	"github.com/kfanout/fanout/contrib/clientgo/internal/gvrfactory"
+	"github.com/kfanout/fanout/contrib/clientgo/internal/release"
+	"github.com/kfanout/fanout/contrib/clientgo/internal/typedclient"
+	"github.com/kfanout/fanout/informer"
 )
 
 // SharedInformerFactory is client-go's factory interface.
@@ -32,23 +41,20 @@ func NewFilteredSharedInformerFactory(client kubernetes.Interface, defaultResync
 }
 
 // NewSharedInformerFactoryWithOptions returns a factory of fanout
-// informers configured by options (this package's or client-go's). It
-// panics if client-go's internal layout is not the one this package was
-// checked on.
+// informers configured by options. It panics with an error naming the
+// supported range if the binary links a client-go release outside it.
 func NewSharedInformerFactoryWithOptions(client kubernetes.Interface, defaultResync time.Duration, options ...SharedInformerOption) SharedInformerFactory {
-	if err := cgreflect.CheckLayout(); err != nil {
+	if err := release.Check(); err != nil {
 		panic(err)
 	}
 	f := &factory{client: client}
-	all := append([]SharedInformerOption{beginOption(&f.configure)}, options...)
-	f.inner = k8sinformers.NewSharedInformerFactoryWithOptions(client, defaultResync, all...)
-	f.SharedInformerFactory = f.inner
-	endBuilding(pointerOf(f.inner))
-	scope, err := cgreflect.ReadFactory(f.inner)
-	if err != nil {
-		panic(err)
+	for _, opt := range options {
+		if opt != nil {
+			opt(&f.options)
+		}
 	}
-	f.namespace, f.tweak = scope.Namespace, scope.TweakListOptions
+	f.inner = k8sinformers.NewSharedInformerFactoryWithOptions(client, defaultResync, f.options.clientGo...)
+	f.SharedInformerFactory = f.inner
 	return f
 }
 
@@ -64,17 +70,13 @@ func NewSharedInformerFactoryWithOptions(client kubernetes.Interface, defaultRes
 // package cannot name their groups and still build against v0.35.
 type factory struct {
 	SharedInformerFactory
-	inner     SharedInformerFactory
-	client    kubernetes.Interface
-	namespace string
-	tweak     internalinterfaces.TweakListOptionsFunc
-	// configure is written by the options while the constructor runs and
-	// only read afterwards.
-	configure []ConfigureFunc
+	inner   SharedInformerFactory
+	client  kubernetes.Interface
+	options factoryOptions
 
 	scratchOnce sync.Once
 	// scratch is a client-go factory with the same scope, never started:
-	// ForResource asks it which informer a resource needs.
+	// ForResource asks it which resources the linked release serves.
 	scratch SharedInformerFactory
 }
 
@@ -94,32 +96,85 @@ func (f *factory) WaitForCacheSync(stopCh <-chan struct{}) map[reflect.Type]bool
 }
 
 // InformerFor returns the informer of obj's type, building it the first
-// time from what newFunc builds: a client-go informer becomes a fanout
-// informer with the same source, example object and indexers; a fanout
-// informer from contrib/clientgo is kept as it is. Any other informer
-// makes it panic.
-func (f *factory) InformerFor(obj runtime.Object, newFunc internalinterfaces.NewInformerFunc) cache.SharedIndexInformer {
+// time. For client-go's generated accessors (and a nil newFunc) it is a
+// fanout informer over the client's typed client of that type, with the
+// factory's namespace, tweak and resync and client-go's namespace index.
+// Any other newFunc is called: the informer it returns is kept as it is,
+// a fanout informer (from contrib/clientgo or contrib/clientgo/cache) or
+// client-go's own, which is then served by client-go (logged once per
+// type).
+func (f *factory) InformerFor(obj k8sruntime.Object, newFunc internalinterfaces.NewInformerFunc) cache.SharedIndexInformer {
 	return f.inner.InformerFor(obj, func(client kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
-		return f.convert(newFunc(client, resync), resync)
+		if newFunc == nil || isGenerated(newFunc) {
+			return f.build(obj, resync)
+		}
+		built := newFunc(client, resync)
+		if _, ok := clientgo.FanoutInformer(built); !ok && built != nil {
+			klog.Background().Info("InformerFor: the informer constructor returned client-go's informer, which stays client-go's; build it with github.com/kfanout/fanout/contrib/clientgo/cache for a fanout informer", "type", fmt.Sprintf("%T", obj))
+		}
+		return built
 	})
 }
 
-// convert returns built as a fanout informer.
-func (f *factory) convert(built cache.SharedIndexInformer, resync time.Duration) cache.SharedIndexInformer {
-	inf, err := fromClientGo(built, resync, f.configure)
-	if err != nil {
-		panic(fmt.Errorf("informers: InformerFor: %w", err))
+// isGenerated reports whether newFunc is the defaultInformer method of
+// one of client-go's generated informers (k8s.io/client-go/informers/...).
+func isGenerated(newFunc internalinterfaces.NewInformerFunc) bool {
+	fn := runtime.FuncForPC(reflect.ValueOf(newFunc).Pointer())
+	if fn == nil {
+		return false
 	}
-	return inf
+	name := fn.Name()
+	return strings.HasPrefix(name, "k8s.io/client-go/informers/") && strings.HasSuffix(name, ".defaultInformer-fm")
+}
+
+// build returns the fanout informer of obj's type.
+func (f *factory) build(obj k8sruntime.Object, resync time.Duration) cache.SharedIndexInformer {
+	o := FanoutOptions{Informer: informer.SharedIndexInformerOptions{
+		ResyncPeriod: resync,
+		Indexers:     informer.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
+	}}
+	r := Resource{GVR: guessResource(obj), Object: obj}
+	for _, c := range f.options.configure {
+		c(r, &o)
+	}
+	build := informer.NewSharedIndexInformerWithOptions
+	if o.New != nil {
+		build = o.New
+	}
+	inf := build(f.listWatch(obj), obj, o.Informer)
+	if inf == nil {
+		panic(fmt.Errorf("informers: InformerFor: FanoutOptions.New returned nil for %v", r.GVR))
+	}
+	return clientgo.WrapWithHandlerDefaults(inf, o.Handler)
+}
+
+// listWatch returns the source of obj's informer: the client's typed
+// client of obj's type, in the factory's namespace, with its tweak. A
+// client without one gives a source whose every request fails with the
+// reason, as client-go's informer over a nil client fails when run.
+func (f *factory) listWatch(obj k8sruntime.Object) informer.ListerWatcher {
+	res, err := typedclient.Find(f.client, obj)
+	if err != nil {
+		return gvrfactory.NewListWatch[k8sruntime.Object](failing{err}, f.client, nil)
+	}
+	return gvrfactory.NewListWatch[k8sruntime.Object](res.In(f.client, f.options.namespace), f.client, f.options.tweak)
+}
+
+// failing is a source whose every request fails with err.
+type failing struct{ err error }
+
+func (s failing) List(context.Context, metav1.ListOptions) (k8sruntime.Object, error) {
+	return nil, s.err
+}
+
+func (s failing) Watch(context.Context, metav1.ListOptions) (watch.Interface, error) {
+	return nil, s.err
 }
 
 // scratchFactory returns the factory ForResource consults.
 func (f *factory) scratchFactory() SharedInformerFactory {
 	f.scratchOnce.Do(func() {
-		f.scratch = k8sinformers.NewSharedInformerFactoryWithOptions(f.client, 0, WithNamespace(f.namespace), WithTweakListOptions(f.tweak))
+		f.scratch = k8sinformers.NewSharedInformerFactoryWithOptions(f.client, 0)
 	})
 	return f.scratch
 }
-
-// pointerOf is the address held by an interface of pointer type.
-func pointerOf(v any) unsafe.Pointer { return reflect.ValueOf(v).UnsafePointer() }

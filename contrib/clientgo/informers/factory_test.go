@@ -117,38 +117,36 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 }
 
-// TestInformerForConverts checks what InformerFor makes of the informers
-// a newFunc returns: client-go's become fanout's, fanout's stay as they
-// are, anything else panics with a clear message.
-func TestInformerForConverts(t *testing.T) {
+// TestInformerForKeeps checks what InformerFor makes of the informers a
+// custom newFunc returns: fanout's and client-go's are kept as they are.
+func TestInformerForKeeps(t *testing.T) {
 	cs := fake.NewClientset()
 	f := informers.NewSharedInformerFactory(cs, 0)
 	lw := cache.NewListWatchFromClient(cs.CoreV1().RESTClient(), "configmaps", "", nil)
-	inf := f.InformerFor(&corev1.ConfigMap{}, func(kubernetes.Interface, time.Duration) cache.SharedIndexInformer {
-		return cache.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, 0, cache.Indexers{"x": cache.MetaNamespaceIndexFunc})
-	})
-	if _, ok := clientgo.FanoutInformer(inf); !ok {
-		t.Errorf("client-go's informer became %T", inf)
-	}
-	if _, ok := inf.GetIndexer().GetIndexers()["x"]; !ok {
-		t.Error("the indexers were lost")
+	cg := cache.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, 0, cache.Indexers{"x": cache.MetaNamespaceIndexFunc})
+	if got := f.InformerFor(&corev1.ConfigMap{}, func(kubernetes.Interface, time.Duration) cache.SharedIndexInformer { return cg }); got != cg {
+		t.Errorf("client-go's informer was replaced by %T", got)
 	}
 	own := clientgo.NewSharedIndexInformer(lw, &corev1.Secret{}, 0, nil)
 	if got := f.InformerFor(&corev1.Secret{}, func(kubernetes.Interface, time.Duration) cache.SharedIndexInformer { return own }); got != own {
 		t.Errorf("a fanout informer was replaced by %T", got)
 	}
-	defer func() {
-		if r := recover(); r == nil || !strings.Contains(r.(error).Error(), "cannot serve") {
-			t.Errorf("a foreign informer: recovered %v", r)
-		}
-	}()
-	f.InformerFor(&corev1.Service{}, func(kubernetes.Interface, time.Duration) cache.SharedIndexInformer {
-		return struct{ cache.SharedIndexInformer }{own}
-	})
+	if _, ok := clientgo.FanoutInformer(f.InformerFor(&corev1.Service{}, nil)); !ok {
+		t.Error("InformerFor with a nil newFunc did not build a fanout informer")
+	}
 }
 
-// TestClientGoOptions checks client-go's options on the fanout factory:
-// transform and custom resync reach the fanout informer.
+// TestNilClient builds a factory without a client: the accessors work and
+// the informer fails only when it lists, as client-go's does.
+func TestNilClient(t *testing.T) {
+	f := informers.NewSharedInformerFactory(nil, 0)
+	if _, ok := clientgo.FanoutInformer(f.Core().V1().Pods().Informer()); !ok {
+		t.Fatal("no fanout informer over a nil client")
+	}
+}
+
+// TestClientGoOptions checks the options named as client-go's on the
+// fanout factory: transform and namespace reach the fanout informer.
 func TestClientGoOptions(t *testing.T) {
 	cs := fake.NewClientset(testPod("a", "p1"))
 	f := informers.NewSharedInformerFactoryWithOptions(cs, 0,
@@ -158,7 +156,7 @@ func TestClientGoOptions(t *testing.T) {
 			}
 			return obj, nil
 		}),
-		k8sinformers.WithNamespace("a"))
+		informers.WithNamespace("a"))
 	lister := f.Core().V1().Pods().Lister()
 	start(t, f)
 	p, err := lister.Pods("a").Get("p1")
@@ -252,16 +250,6 @@ func TestWithFanoutOptions(t *testing.T) {
 	metrics.mu.Unlock()
 	if len(ids) != 1 || ids[0].Handler != "pod-handler" {
 		t.Errorf("listener metrics for %+v, want one for pod-handler", ids)
-	}
-}
-
-// TestWithFanoutOptionsOnClientGo passes the option to client-go's own
-// factory, where it can do nothing: it must not break the factory.
-func TestWithFanoutOptionsOnClientGo(t *testing.T) {
-	called := false
-	f := k8sinformers.NewSharedInformerFactoryWithOptions(fake.NewClientset(), 0, informers.WithFanoutOptions(func(informers.Resource, *informers.FanoutOptions) { called = true }))
-	if inf := f.Core().V1().Pods().Informer(); inf == nil || called {
-		t.Errorf("client-go's factory: informer %T, configure called %v", inf, called)
 	}
 }
 

@@ -1,14 +1,9 @@
 package informers
 
 import (
-	"time"
-
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8sinformers "k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
-
-	"github.com/kfanout/fanout/contrib/clientgo/internal/cgreflect"
 )
 
 // GenericInformer is client-go's generic informer interface.
@@ -18,19 +13,14 @@ type GenericInformer = k8sinformers.GenericInformer
 // accessor of the same resource returns, for every resource client-go's
 // own ForResource knows; for any other it returns client-go's error.
 func (f *factory) ForResource(resource schema.GroupVersionResource) (GenericInformer, error) {
-	gi, err := f.scratchFactory().ForResource(resource)
+	if _, err := f.scratchFactory().ForResource(resource); err != nil {
+		return nil, err
+	}
+	obj, err := objectFor(resource)
 	if err != nil {
 		return nil, err
 	}
-	built := gi.Informer()
-	parts, err := cgreflect.ReadInformer(built)
-	if err != nil {
-		return nil, err
-	}
-	inf := f.inner.InformerFor(parts.ObjectType, func(_ kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
-		return f.convert(built, resync)
-	})
-	return &genericInformer{informer: inf, resource: resource.GroupResource()}, nil
+	return &genericInformer{informer: f.InformerFor(obj, nil), resource: resource.GroupResource()}, nil
 }
 
 // genericInformer is a GenericInformer over one of the factory's

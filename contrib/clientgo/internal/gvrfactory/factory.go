@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kfanout/fanout/contrib/clientgo/internal/release"
 	"github.com/kfanout/fanout/informer"
 )
 
@@ -33,8 +34,13 @@ type Factory struct {
 	wg sync.WaitGroup
 }
 
-// New returns an empty factory whose informers newInformer makes.
+// New returns an empty factory whose informers newInformer makes. It
+// panics with an error naming the supported range if the binary links a
+// client-go release outside it.
 func New(newInformer func(schema.GroupVersionResource) informers.GenericInformer) *Factory {
+	if err := release.Check(); err != nil {
+		panic(err)
+	}
 	return &Factory{
 		newInformer: newInformer,
 		informers:   map[schema.GroupVersionResource]informers.GenericInformer{},

@@ -40,22 +40,8 @@ type Config struct {
 // NewInformer returns a fanout informer, seen through client-go's
 // interface, that lists and watches r.
 func NewInformer[L runtime.Object](r Resource[L], c Config) cache.SharedIndexInformer {
-	lw := &informer.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-			if c.Tweak != nil {
-				c.Tweak(&opts)
-			}
-			return r.List(ctx, opts)
-		},
-		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-			if c.Tweak != nil {
-				c.Tweak(&opts)
-			}
-			return r.Watch(ctx, opts)
-		},
-	}
 	return clientgo.Wrap(informer.NewSharedIndexInformerWithOptions(
-		informer.ToListWatcherWithWatchListSemantics(lw, c.Client),
+		NewListWatch(r, c.Client, c.Tweak),
 		c.ExampleObject,
 		informer.SharedIndexInformerOptions{
 			ResyncPeriod:      c.ResyncPeriod,
@@ -63,4 +49,26 @@ func NewInformer[L runtime.Object](r Resource[L], c Config) cache.SharedIndexInf
 			ObjectDescription: c.ObjectDescription,
 		},
 	))
+}
+
+// NewListWatch returns the source of an informer of r: every list and
+// watch, its options edited by tweak if not nil, goes to r. client tells
+// the reflector whether watch-list requests can be served (fake clients
+// cannot), as client-go's generated informers do.
+func NewListWatch[L runtime.Object](r Resource[L], client any, tweak func(*metav1.ListOptions)) informer.ListerWatcher {
+	lw := &informer.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			if tweak != nil {
+				tweak(&opts)
+			}
+			return r.List(ctx, opts)
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweak != nil {
+				tweak(&opts)
+			}
+			return r.Watch(ctx, opts)
+		},
+	}
+	return informer.ToListWatcherWithWatchListSemantics(lw, client)
 }

@@ -1,4 +1,4 @@
-package cgreflect
+package release
 
 import (
 	"fmt"
@@ -6,9 +6,19 @@ import (
 	"strings"
 )
 
-// supportedMinors are the client-go minor releases this package reads, as
-// version prefixes.
+// SupportedRange names the client-go minors the factories were tested
+// with; errors name it.
+const SupportedRange = "v0.35, v0.36 and v0.37"
+
+// supportedMinors are the client-go minor releases the factories serve,
+// as version prefixes.
 var supportedMinors = []string{"v0.35.", "v0.36.", "v0.37."}
+
+// Check returns an error naming the supported range when the running
+// binary links a client-go release outside it, and nil otherwise (also
+// when the binary carries no module information, or links a pseudo
+// version or a replaced directory: a development build).
+func Check() error { return checkVersion(linkedClientGo()) }
 
 // linkedClientGo returns the version of k8s.io/client-go linked into the
 // running binary, or "" when the binary carries no module information or
@@ -32,7 +42,7 @@ func linkedClientGo() string {
 
 // checkVersion returns an error naming the supported range when version is
 // a client-go release outside it. An empty or pseudo version (a
-// development build) is left to the layout check.
+// development build) passes.
 func checkVersion(version string) error {
 	if version == "" || !strings.HasPrefix(version, "v0.") || strings.Count(version, "-") > 1 {
 		return nil
