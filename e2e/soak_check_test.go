@@ -130,7 +130,12 @@ func (e *soakEnv) quiesce(label string) {
 			if msg != "" {
 				break
 			}
-			if d := diffStates(want, storeState(s.list())); d != "" {
+			got := storeState(s.list())
+			sWant := want
+			if s.refused != nil {
+				sWant = soakRelaxed(want, got, s.refused)
+			}
+			if d := diffStates(sWant, got); d != "" {
 				msg, kind = s.name+" store: "+d, "store-vs-server"
 				break
 			}
@@ -138,7 +143,12 @@ func (e *soakEnv) quiesce(label string) {
 				if !r.synced() {
 					continue
 				}
-				if d := diffStates(want, r.h.snapshot()); d != "" {
+				hGot := r.h.snapshot()
+				hWant := want
+				if s.refused != nil {
+					hWant = soakRelaxed(want, hGot, s.refused)
+				}
+				if d := diffStates(hWant, hGot); d != "" {
 					msg, kind = r.h.name+": "+d, "handler-final-state"
 					break
 				}
