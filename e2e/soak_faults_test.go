@@ -29,6 +29,15 @@ type soakFault struct {
 	Err    string  `json:"error,omitempty"`
 }
 
+// The etcd pause fault lasts 12-19 s, past kube-apiserver's
+// --etcd-healthcheck-timeout and --etcd-readycheck-timeout (2 s by
+// default): the apiservers' /readyz fails and their requests to etcd wait
+// or time out while it lasts.
+const (
+	soakEtcdCheckTimeout = 2
+	soakEtcdPauseMin     = 12
+)
+
 // soakProcs controls and watches the cluster's processes: hack/e2e/cluster.sh
 // for starts and compaction, signals to the pids in its state dir for kills
 // and pauses. It knows which processes are meant to be down, so that the
@@ -86,11 +95,11 @@ func (p *soakProcs) pid(name string) (int, bool) {
 }
 
 // serving reports whether apiserver name ("main", "nocache") is meant to
-// serve requests now.
+// serve requests now: it runs, and so does etcd.
 func (p *soakProcs) serving(name string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return !p.down["apiserver-"+name] && !p.paused["apiserver-"+name]
+	return !p.down["apiserver-"+name] && !p.paused["apiserver-"+name] && !p.down["etcd"] && !p.paused["etcd"]
 }
 
 // check records a violation for every process that is not running and was
@@ -110,8 +119,11 @@ func (p *soakProcs) check() {
 }
 
 // kill sends SIGKILL to apiserver name and marks it down.
-func (p *soakProcs) kill(name string) error {
-	proc := "apiserver-" + name
+func (p *soakProcs) kill(name string) error { return p.killProc("apiserver-" + name) }
+
+// killProc sends SIGKILL to process proc ("etcd", "apiserver-main", ...)
+// and marks it down.
+func (p *soakProcs) killProc(proc string) error {
 	p.mu.Lock()
 	p.down[proc] = true
 	p.mu.Unlock()
@@ -133,10 +145,19 @@ func (p *soakProcs) kill(name string) error {
 
 // start starts apiserver name again and waits until it is ready.
 func (p *soakProcs) start(name string) error {
-	_, err := p.ctl("start-apiserver", name)
+	return p.startProc("apiserver-"+name, "start-apiserver", name)
+}
+
+// startEtcd starts etcd again, on its ports and data, and waits until it
+// is healthy.
+func (p *soakProcs) startEtcd() error { return p.startProc("etcd", "start-etcd") }
+
+// startProc runs cluster.sh args and marks proc up when it succeeded.
+func (p *soakProcs) startProc(proc string, args ...string) error {
+	_, err := p.ctl(args...)
 	if err == nil {
 		p.mu.Lock()
-		p.down["apiserver-"+name] = false
+		p.down[proc] = false
 		p.mu.Unlock()
 	}
 	return err
@@ -144,7 +165,11 @@ func (p *soakProcs) start(name string) error {
 
 // signal sends SIGSTOP (pause true) or SIGCONT to apiserver name.
 func (p *soakProcs) signal(name string, pause bool) error {
-	proc := "apiserver-" + name
+	return p.signalProc("apiserver-"+name, pause)
+}
+
+// signalProc sends SIGSTOP (pause true) or SIGCONT to process proc.
+func (p *soakProcs) signalProc(proc string, pause bool) error {
 	pid, ok := p.pid(proc)
 	if !ok {
 		return fmt.Errorf("%s not running", proc)
@@ -159,20 +184,27 @@ func (p *soakProcs) signal(name string, pause bool) error {
 	return syscall.Kill(pid, sig)
 }
 
-// restore resumes every paused apiserver and starts every stopped one.
+// restore resumes every paused process and starts every stopped one, etcd
+// first.
 func (p *soakProcs) restore() error {
 	var first error
-	for _, name := range []string{"main", "nocache"} {
+	for _, proc := range []string{"etcd", "apiserver-main", "apiserver-nocache"} {
 		p.mu.Lock()
-		paused, down := p.paused["apiserver-"+name], p.down["apiserver-"+name]
+		paused, down := p.paused[proc], p.down[proc]
 		p.mu.Unlock()
 		if paused {
-			if err := p.signal(name, false); err != nil && first == nil {
+			if err := p.signalProc(proc, false); err != nil && first == nil {
 				first = err
 			}
 		}
 		if down {
-			if err := p.start(name); err != nil && first == nil {
+			var err error
+			if proc == "etcd" {
+				err = p.startEtcd()
+			} else {
+				err = p.start(strings.TrimPrefix(proc, "apiserver-"))
+			}
+			if err != nil && first == nil {
 				first = err
 			}
 		}
@@ -292,7 +324,7 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 // processFault picks a process or permission fault. The sequence is a
 // shuffled round of every kind, so that a short run sees each of them.
 func (in *soakInjector) processFaults() func(rng *rand.Rand) func(ctx context.Context, f *soakFault) error {
-	kinds := []string{"apiserver-kill", "apiserver-pause", "compact-410", "rbac-revoke", "compact"}
+	kinds := []string{"apiserver-kill", "apiserver-pause", "compact-410", "rbac-revoke", "compact", "etcd-kill", "etcd-pause"}
 	var round []string
 	return func(rng *rand.Rand) func(ctx context.Context, f *soakFault) error {
 		if len(round) == 0 {
@@ -304,6 +336,7 @@ func (in *soakInjector) processFaults() func(rng *rand.Rand) func(ctx context.Co
 		target := []string{"main", "nocache"}[rng.Intn(2)]
 		hold := time.Duration(1000+rng.Intn(3000)) * time.Millisecond
 		pause := time.Duration(20+rng.Intn(12)) * time.Second
+		etcdPause := time.Duration(soakEtcdPauseMin+rng.Intn(8)) * time.Second
 		p := in.env.procs
 		return func(ctx context.Context, f *soakFault) error {
 			f.Kind = kind
@@ -340,6 +373,26 @@ func (in *soakInjector) processFaults() func(rng *rand.Rand) func(ctx context.Co
 				}
 				f.Detail = "SIGKILL, etcd compacted at revision " + rev + ", restart"
 				return p.start("nocache")
+			case "etcd-kill":
+				// Both apiservers lose their storage: their watches on etcd
+				// end, writes fail until it is back (the workload skips
+				// them meanwhile), and the informers' watches must resume
+				// or relist without losing a change.
+				f.Target = "etcd"
+				f.Detail = fmt.Sprintf("SIGKILL, restart on the same data after %v", hold)
+				if err := p.killProc("etcd"); err != nil {
+					return err
+				}
+				time.Sleep(hold)
+				return p.startEtcd()
+			case "etcd-pause":
+				f.Target = "etcd"
+				f.Detail = fmt.Sprintf("SIGSTOP for %v (> the apiservers' etcd health and ready check timeouts, %ds)", etcdPause, soakEtcdCheckTimeout)
+				if err := p.signalProc("etcd", true); err != nil {
+					return err
+				}
+				time.Sleep(etcdPause)
+				return p.signalProc("etcd", false)
 			case "compact":
 				f.Target = "etcd"
 				rev, err := p.ctl("compact")

@@ -31,7 +31,11 @@ func soakExtraSubjects(e *soakEnv, g *soakGroup) []*soakSubject {
 	if _, err := s.addHandler("grow", "grow", false, e.viol, soakHandlerOpts{}); err != nil {
 		e.t.Fatal(err)
 	}
-	return []*soakSubject{s}
+	ref := newSoakRefusing(g, "fanout-refusing")
+	if _, err := ref.addHandler("grow", "grow", false, e.viol, soakHandlerOpts{}); err != nil {
+		e.t.Fatal(err)
+	}
+	return []*soakSubject{s, ref}
 }
 
 // newSoakFactory returns the factory-built fanout informer as a subject.

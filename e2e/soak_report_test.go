@@ -29,6 +29,8 @@ type soakReport struct {
 	After         soakBaseline      `json:"baseline_after"`
 	Samples       []soakSample      `json:"samples"`
 	Files         map[string]string `json:"files"`
+	// Notes are the end-of-run checks' lines (panic floods, refusals).
+	Notes []string `json:"notes"`
 }
 
 // soakSubjectRep sums up one informer (the churn slot's informers are one
@@ -106,6 +108,7 @@ func (e *soakEnv) finish(base soakBaseline) {
 	rep := &soakReport{Seed: e.cfg.seed, Duration: e.cfg.duration.String(), TargetRate: e.cfg.rate, Before: base}
 	rep.Comparisons = e.compareAll()
 	e.checkHandlerCounters()
+	rep.Notes = e.finalChecks()
 	e.procs.check()
 	rep.Subjects = e.subjectReports()
 	rep.Writes, rep.WritesByOp = e.wl.writes.Load(), e.wl.countsSnapshot()
@@ -185,6 +188,9 @@ func (r *soakReport) summary() string {
 		}
 	}
 	fmt.Fprintf(&b, "quiescent checks (stores and handlers equal the server): %d of %d passed\n", ok, len(r.Quiescent))
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "%s\n", n)
+	}
 	fmt.Fprintf(&b, "goroutines %d -> %d, heap %d MiB -> %d MiB\n", r.Before.Goroutines, r.After.Goroutines, r.Before.HeapBytes>>20, r.After.HeapBytes>>20)
 	fmt.Fprintf(&b, "invariant violations: %d", r.Total)
 	for _, k := range sortedKeys(r.Violations) {

@@ -50,6 +50,14 @@ type soakSubject struct {
 	add       func(h *soakHandler, o soakHandlerOpts) (*soakReg, error)
 	// fanout is false for client-go's informer (no overload options).
 	fanout bool
+	// inf is the fanout informer (nil for client-go's).
+	inf informer.SharedIndexInformer
+	// refused, when set, tells the object versions the subject's index
+	// function refuses: the quiescent checks allow those to be missing.
+	refused func(key, rv string) bool
+	// finalCheck, when set, checks the subject at the end of the run and
+	// returns a line for the summary.
+	finalCheck func(e *soakEnv) string
 
 	delivered atomic.Int64
 
@@ -100,7 +108,7 @@ func newSoakFanout(g *soakGroup, kind string, inOrder bool) *soakSubject {
 // relist gaps are then unknown and its watch events not counted).
 func newSoakFanoutOn(g *soakGroup, kind string, inf informer.SharedIndexInformer, lw *gapLW) *soakSubject {
 	s := &soakSubject{
-		name: g.name + "/" + kind, group: g, kind: kind, lw: lw, fanout: true,
+		name: g.name + "/" + kind, group: g, kind: kind, lw: lw, fanout: true, inf: inf,
 		run: inf.RunWithContext, hasSynced: inf.HasSynced, list: inf.GetStore().List,
 	}
 	_ = inf.SetWatchErrorHandler(func(*informer.Reflector, error) {})

@@ -83,6 +83,7 @@ type soakEnv struct {
 	churnGen int
 	chaosN   int
 	retired  []*soakReg // removed handlers, and those of stopped informers
+	floods   []*soakPanicFlood
 	stopped  []*soakSubject
 	samples  []soakSample
 	checks   []soakQuiescent
@@ -207,6 +208,11 @@ func (e *soakEnv) startSubjects() {
 		must(coal.addHandler("coalesce", "coalesce", false, e.viol, soakHandlerOpts{coalesce: true, maxPending: soakMaxPending, workers: 4, recoverPanics: true}))
 		must(coal.addHandler("grow-workers", "grow", true, e.viol, soakHandlerOpts{workers: 4}))
 		g.subjects = append(g.subjects, soakExtraSubjects(e, g)...)
+		flood, err := addPanicFlood(def)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.floods = append(e.floods, flood)
 		g.churn = e.newChurn(g)
 		for _, s := range append(g.subjects, g.churn) {
 			s.start()
@@ -310,6 +316,21 @@ func (e *soakEnv) removeChaosHandler(rng *rand.Rand, s *soakSubject, f *soakFaul
 	e.retired = append(e.retired, r)
 	e.mu.Unlock()
 	return s.removeHandler(r)
+}
+
+// finalChecks runs the end-of-run checks of the panic floods and of the
+// subjects that have one, and returns their summary lines.
+func (e *soakEnv) finalChecks() []string {
+	var out []string
+	for _, f := range e.floods {
+		out = append(out, f.check(e))
+	}
+	for _, s := range e.allSubjects() {
+		if s.finalCheck != nil {
+			out = append(out, s.finalCheck(e))
+		}
+	}
+	return out
 }
 
 // run drives the workload and the faults for the configured duration, with

@@ -106,9 +106,13 @@ type rangeInformer struct {
 	lw   *rangeListerWatcher
 	regs map[*registration]informer.ResourceEventHandlerRegistration
 	// trackers wrap each registration's handler on this range.
-	trackers  map[*registration]*drainTracker
+	trackers map[*registration]*drainTracker
+	// outside is each registration's ShutdownChan, as seen from outside
+	// its handler.
+	outside   map[*registration]<-chan struct{}
 	abort     chan struct{} // closed by a forced stop during a drain
 	abortOnce sync.Once
+	ctx       context.Context // ends when the range stops
 	cancel    context.CancelFunc
 	done      chan struct{} // closed when the informer's Run returned
 }
@@ -235,8 +239,9 @@ func (s *ShardedInformer) StartRange(ctx context.Context, r Range) {
 		r: r, inf: inf, lw: lw,
 		regs:     map[*registration]informer.ResourceEventHandlerRegistration{},
 		trackers: map[*registration]*drainTracker{},
+		outside:  map[*registration]<-chan struct{}{},
 		abort:    make(chan struct{}),
-		cancel:   cancel, done: make(chan struct{}),
+		ctx:      rctx, cancel: cancel, done: make(chan struct{}),
 	}
 	for _, reg := range s.handlers {
 		s.addToRangeLocked(rctx, ri, reg)
@@ -261,6 +266,9 @@ func (s *ShardedInformer) addToRangeLocked(ctx context.Context, ri *rangeInforme
 	}
 	ri.regs[reg] = rr
 	ri.trackers[reg] = t
+	if sc, ok := rr.(interface{ ShutdownChan() <-chan struct{} }); ok {
+		ri.outside[reg] = sc.ShutdownChan()
+	}
 	s.wg.Go(func() { s.watchSynced(ctx, rr.HasSyncedChecker()) })
 }
 
@@ -354,10 +362,16 @@ func (s *ShardedInformer) finishRange(ctx context.Context, ri *rangeInformer) {
 		return
 	}
 	objs := ri.inf.GetStore().List()
+	if len(objs) == 0 {
+		return
+	}
+	id := goroutineID()
 	for reg := range ri.regs {
 		if reg.isRemoved() {
 			continue
 		}
+		done := reg.startFinishing(id)
+		defer done()
 		for _, obj := range objs {
 			key, err := informer.DeletionHandlingMetaNamespaceKeyFunc(obj)
 			if err != nil {

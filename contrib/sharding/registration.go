@@ -1,7 +1,6 @@
 package sharding
 
 import (
-	"context"
 	"errors"
 	"sync"
 	"time"
@@ -13,13 +12,34 @@ import (
 // registration per owned range's informer, all calling handler.
 type registration struct {
 	s       *ShardedInformer
-	handler informer.ResourceEventHandler // serialised unless Workers > 1
+	handler informer.ResourceEventHandler // gated, and serialised unless Workers > 1
 	opts    informer.HandlerOptions
 	synced  *doneChecker
 
-	mu       sync.Mutex
-	removed  bool
-	shutdown chan struct{} // closed when no range calls the handler any more
+	mu      sync.Mutex
+	removed bool
+	// inflight counts the calls inside the user's handler; waiting those
+	// of them that wait in ShutdownChan for the others (a self-shutdown).
+	inflight, waiting int
+	// othersDone is made by the first self-shutdown and closed once every
+	// call in progress waits in ShutdownChan too.
+	othersDone chan struct{}
+	// inner are the range registrations removed with the handler, each
+	// with the channel its ShutdownChan gives a goroutine outside it.
+	inner []innerRegistration
+	// innerDone is set once every inner registration has shut down.
+	innerDone bool
+	// finishing are the goroutines delivering a lost range's deletes to
+	// the handler (finishRange), by goroutine id.
+	finishing map[uint64]int
+	shutdown  chan struct{} // closed when no range calls the handler any more
+	closed    bool
+}
+
+// innerRegistration is reg's registration on one range informer.
+type innerRegistration struct {
+	rr      informer.ResourceEventHandlerRegistration
+	outside <-chan struct{} // rr's ShutdownChan as seen from outside its handler
 }
 
 var _ informer.ResourceEventHandlerRegistration = &registration{}
@@ -55,8 +75,100 @@ func (r *registration) hasSyncedLocked() bool {
 func (r *registration) HasSyncedChecker() informer.DoneChecker { return r.synced }
 
 // ShutdownChan is closed once, after RemoveEventHandler, no range calls the
-// handler any more (informer.ShutDownEventHandler waits for it).
-func (r *registration) ShutdownChan() <-chan struct{} { return r.shutdown }
+// handler any more (informer.ShutDownEventHandler waits for it). Asked
+// after the removal from inside one of the handler's calls, it returns a
+// channel closed once every other call in progress has returned or waits
+// in the same way, so a handler can shut itself down: its own call is not
+// waited for, and no call starts after the removal.
+func (r *registration) ShutdownChan() <-chan struct{} {
+	r.mu.Lock()
+	removed, inner, finishing := r.removed, r.inner, len(r.finishing) > 0
+	r.mu.Unlock()
+	if !removed || !r.calledFromHandler(inner, finishing) {
+		return r.shutdown
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.waiting++
+	if r.othersDone == nil {
+		r.othersDone = make(chan struct{})
+	}
+	r.checkLocked()
+	return r.othersDone
+}
+
+// calledFromHandler reports whether the calling goroutine is one that
+// calls the handler: a range informer's (its registration's ShutdownChan
+// then answers with its own self-shutdown channel, not the outside one)
+// or a lost range's delete delivery.
+func (r *registration) calledFromHandler(inner []innerRegistration, finishing bool) bool {
+	for _, in := range inner {
+		if sc, ok := in.rr.(interface{ ShutdownChan() <-chan struct{} }); ok && sc.ShutdownChan() != in.outside {
+			return true
+		}
+	}
+	if !finishing {
+		return false
+	}
+	id := goroutineID()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return id != 0 && r.finishing[id] > 0
+}
+
+// enter starts a call of the handler unless it has been removed.
+func (r *registration) enter() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.removed {
+		return false
+	}
+	r.inflight++
+	return true
+}
+
+// leave ends a call that enter started.
+func (r *registration) leave() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.inflight--
+	r.checkLocked()
+}
+
+// checkLocked closes othersDone once every call in progress waits in
+// ShutdownChan, and shutdown once the handler is removed, its range
+// registrations have shut down and no call is in progress.
+func (r *registration) checkLocked() {
+	if r.othersDone != nil && r.inflight <= r.waiting {
+		select {
+		case <-r.othersDone:
+		default:
+			close(r.othersDone)
+		}
+	}
+	if r.removed && r.innerDone && r.inflight == 0 && !r.closed {
+		r.closed = true
+		close(r.shutdown)
+	}
+}
+
+// startFinishing marks the calling goroutine as delivering deletes to the
+// handler until the returned function is called.
+func (r *registration) startFinishing(id uint64) (done func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.finishing == nil {
+		r.finishing = map[uint64]int{}
+	}
+	r.finishing[id]++
+	return func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.finishing[id]--; r.finishing[id] == 0 {
+			delete(r.finishing, id)
+		}
+	}
+}
 
 // AddEventHandler registers handler with the default resync period.
 func (s *ShardedInformer) AddEventHandler(handler informer.ResourceEventHandler) (informer.ResourceEventHandlerRegistration, error) {
@@ -83,11 +195,11 @@ func (s *ShardedInformer) AddEventHandlerWithOptions(handler informer.ResourceEv
 	if err := validateOptions(options); err != nil {
 		return nil, err
 	}
-	h := handler
+	reg := &registration{s: s, opts: options, synced: newDoneChecker("handler " + options.Name), shutdown: make(chan struct{})}
+	reg.handler = &removableHandler{reg: reg, h: handler}
 	if options.Workers <= 1 {
-		h = &serialHandler{h: handler}
+		reg.handler = &serialHandler{h: reg.handler}
 	}
-	reg := &registration{s: s, handler: h, opts: options, synced: newDoneChecker("handler " + options.Name), shutdown: make(chan struct{})}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopped {
@@ -95,7 +207,7 @@ func (s *ShardedInformer) AddEventHandlerWithOptions(handler informer.ResourceEv
 	}
 	s.handlers = append(s.handlers, reg)
 	for _, ri := range s.ranges {
-		s.addToRangeLocked(context.Background(), ri, reg)
+		s.addToRangeLocked(ri.ctx, ri, reg)
 	}
 	return reg, nil
 }
@@ -123,11 +235,8 @@ func (s *ShardedInformer) RemoveEventHandler(handle informer.ResourceEventHandle
 	if already {
 		return nil
 	}
-	type pair struct {
-		inf informer.SharedIndexInformer
-		rr  informer.ResourceEventHandlerRegistration
-	}
-	var pairs []pair
+	var inner []innerRegistration
+	var infs []informer.SharedIndexInformer
 	s.mu.Lock()
 	for i, h := range s.handlers {
 		if h == reg {
@@ -137,9 +246,11 @@ func (s *ShardedInformer) RemoveEventHandler(handle informer.ResourceEventHandle
 	}
 	for _, ri := range s.ranges {
 		if rr, ok := ri.regs[reg]; ok {
-			pairs = append(pairs, pair{ri.inf, rr})
+			inner = append(inner, innerRegistration{rr, ri.outside[reg]})
+			infs = append(infs, ri.inf)
 			delete(ri.regs, reg)
 			delete(ri.trackers, reg)
+			delete(ri.outside, reg)
 		}
 	}
 	// A draining range's maps are left as they are (finishRange reads
@@ -147,27 +258,62 @@ func (s *ShardedInformer) RemoveEventHandler(handle informer.ResourceEventHandle
 	// delivered to it.
 	for _, ri := range s.draining {
 		if rr, ok := ri.regs[reg]; ok {
-			pairs = append(pairs, pair{ri.inf, rr})
+			inner = append(inner, innerRegistration{rr, ri.outside[reg]})
+			infs = append(infs, ri.inf)
 			ri.trackers[reg].abandon()
 		}
 	}
 	s.mu.Unlock()
-	var chans []<-chan struct{}
-	for _, p := range pairs {
-		if err := p.inf.RemoveEventHandler(p.rr); err != nil {
+	reg.mu.Lock()
+	reg.inner = inner
+	reg.mu.Unlock()
+	for i, in := range inner {
+		if err := infs[i].RemoveEventHandler(in.rr); err != nil {
 			return err
-		}
-		if sc, ok := p.rr.(interface{ ShutdownChan() <-chan struct{} }); ok {
-			chans = append(chans, sc.ShutdownChan())
 		}
 	}
 	s.wg.Go(func() {
-		for _, c := range chans {
-			<-c
+		for _, in := range inner {
+			if in.outside != nil {
+				<-in.outside
+			}
 		}
-		close(reg.shutdown)
+		reg.mu.Lock()
+		defer reg.mu.Unlock()
+		reg.innerDone = true
+		reg.checkLocked()
 	})
 	return nil
+}
+
+// removableHandler calls the handler of reg until it is removed, counting the
+// calls in progress for ShutdownChan. A call that would start after the
+// removal (one that waited for another range's call, say) is dropped, as
+// the rest of what was pending for the handler is.
+type removableHandler struct {
+	reg *registration
+	h   informer.ResourceEventHandler
+}
+
+func (g *removableHandler) OnAdd(obj interface{}, isInInitialList bool) {
+	if g.reg.enter() {
+		defer g.reg.leave()
+		g.h.OnAdd(obj, isInInitialList)
+	}
+}
+
+func (g *removableHandler) OnUpdate(oldObj, newObj interface{}) {
+	if g.reg.enter() {
+		defer g.reg.leave()
+		g.h.OnUpdate(oldObj, newObj)
+	}
+}
+
+func (g *removableHandler) OnDelete(obj interface{}) {
+	if g.reg.enter() {
+		defer g.reg.leave()
+		g.h.OnDelete(obj)
+	}
 }
 
 // serialHandler calls a handler from one range at a time, so a handler

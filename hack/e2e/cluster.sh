@@ -121,16 +121,23 @@ current-context: e2e
 EOF
 }
 
+# start_etcd starts etcd on the ports recorded in $state/env, or on free
+# ones that it records (the first start).
 start_etcd() {
 	local client peer
-	client=$(free_port)
-	peer=$(free_port)
-	echo "ETCD_CLIENT_PORT=$client" >>"$state/env"
+	client=$(sed -n 's/^ETCD_CLIENT_PORT=//p' "$state/env")
+	peer=$(sed -n 's/^ETCD_PEER_PORT=//p' "$state/env")
+	if [[ -z $client ]]; then
+		client=$(free_port)
+		peer=$(free_port)
+		echo "ETCD_CLIENT_PORT=$client" >>"$state/env"
+		echo "ETCD_PEER_PORT=$peer" >>"$state/env"
+	fi
 	"$bin/etcd" --name e2e --data-dir "$state/etcd" \
 		--listen-client-urls "http://127.0.0.1:$client" --advertise-client-urls "http://127.0.0.1:$client" \
 		--listen-peer-urls "http://127.0.0.1:$peer" --initial-advertise-peer-urls "http://127.0.0.1:$peer" \
 		--initial-cluster "e2e=http://127.0.0.1:$peer" --unsafe-no-fsync --log-level=warn \
-		>"$state/logs/etcd.log" 2>&1 </dev/null &
+		>>"$state/logs/etcd.log" 2>&1 </dev/null &
 	echo $! >"$state/etcd.pid"
 	for _ in $(seq 1 300); do
 		if "$bin/etcdctl" --endpoints "http://127.0.0.1:$client" endpoint health >/dev/null 2>&1; then
@@ -188,7 +195,7 @@ load_env() {
 }
 
 cmd=${1:-}
-[[ $# -ge 2 ]] || die "usage: $0 up|down|stop-apiserver|start-apiserver|restart-apiserver|compact STATE_DIR [NAME]"
+[[ $# -ge 2 ]] || die "usage: $0 up|down|stop-apiserver|start-apiserver|restart-apiserver|start-etcd|compact STATE_DIR [NAME]"
 state=$2
 case $cmd in
 up)
@@ -243,6 +250,10 @@ restart-apiserver)
 	stop_pid "apiserver-${3:?name}" "$bin/kube-apiserver" 3
 	start_apiserver "$3"
 	wait_apiserver "$3"
+	;;
+start-etcd)
+	load_env
+	start_etcd
 	;;
 compact)
 	load_env
