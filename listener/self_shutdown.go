@@ -1,6 +1,10 @@
 package listener
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/kfanout/fanout/internal/goid"
+)
 
 // callers are the goroutines that call one listener's handler: the engine's
 // delivery goroutine, or its workers. They are tracked so that
@@ -20,7 +24,7 @@ type callers struct {
 // enterCaller registers the calling goroutine as one that calls l's
 // handler; the goroutine defers the returned function.
 func (l *Listener) enterCaller() (leave func()) {
-	id := goroutineID()
+	id := goid.Current()
 	if id == 0 {
 		return func() {}
 	}
@@ -45,7 +49,7 @@ func (l *Listener) enterCaller() (leave func()) {
 // Only a stopped listener is asked, so no call starts on the callers
 // after that.
 func (l *Listener) selfShutdownChan() <-chan struct{} {
-	id := goroutineID()
+	id := goid.Current()
 	c := &l.callers
 	c.mu.Lock()
 	defer c.mu.Unlock()

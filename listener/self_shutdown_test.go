@@ -6,16 +6,18 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+
+	"github.com/kfanout/fanout/internal/goid"
 )
 
 // goroutineID tells goroutines apart and is stable within one.
 func TestGoroutineID(t *testing.T) {
-	id := goroutineID()
-	if id == 0 || goroutineID() != id {
-		t.Fatalf("goroutineID = %d, then %d", id, goroutineID())
+	id := goid.Current()
+	if id == 0 || goid.Current() != id {
+		t.Fatalf("goroutineID = %d, then %d", id, goid.Current())
 	}
 	other := make(chan uint64)
-	go func() { other <- goroutineID() }()
+	go func() { other <- goid.Current() }()
 	if o := <-other; o == 0 || o == id {
 		t.Fatalf("another goroutine's id = %d, this one's %d", o, id)
 	}

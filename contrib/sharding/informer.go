@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kfanout/fanout/internal/goid"
+
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -365,7 +367,7 @@ func (s *ShardedInformer) finishRange(ctx context.Context, ri *rangeInformer) {
 	if len(objs) == 0 {
 		return
 	}
-	id := goroutineID()
+	id := goid.Current()
 	for reg := range ri.regs {
 		if reg.isRemoved() {
 			continue

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kfanout/fanout/internal/goid"
+
 	"github.com/kfanout/fanout/informer"
 )
 
@@ -110,7 +112,7 @@ func (r *registration) calledFromHandler(inner []innerRegistration, finishing bo
 	if !finishing {
 		return false
 	}
-	id := goroutineID()
+	id := goid.Current()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return id != 0 && r.finishing[id] > 0

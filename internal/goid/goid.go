@@ -1,4 +1,6 @@
-package listener
+// Package goid reads the calling goroutine's id, which Go has no API for,
+// so that a handler calling back into its own registration can be told apart.
+package goid
 
 import (
 	"bytes"
@@ -6,14 +8,14 @@ import (
 	"strconv"
 )
 
-// goroutineID returns the calling goroutine's id, or 0 if it cannot be
+// Current returns the calling goroutine's id, or 0 if it cannot be
 // read. Go has no API for it, so it is read from the first line of the
 // goroutine's stack trace, "goroutine 18 [running]:", as
 // golang.org/x/net/http2 does for its debug checks. It costs a stack
-// trace of one frame, so the listener reads it only when a goroutine that
-// calls the handler starts and when ShutdownChan is called, never per
+// trace of one frame, so callers read it only when a goroutine that
+// calls a handler starts and when ShutdownChan is called, never per
 // notification.
-func goroutineID() uint64 {
+func Current() uint64 {
 	var buf [64]byte
 	b := buf[:runtime.Stack(buf[:], false)]
 	b, ok := bytes.CutPrefix(b, []byte("goroutine "))
