@@ -42,7 +42,7 @@ func TestFilterListAndObject(t *testing.T) {
 			if c.ct == protoType && len(out) != len(c.body) {
 				t.Fatalf("%s: length %d, want %d", c.name, len(out), len(c.body))
 			}
-			got, err := decodeBody(out)
+			got, err := decodeBody(c.ct, out)
 			if err != nil {
 				t.Fatalf("%s: %v", c.name, err)
 			}
@@ -66,7 +66,7 @@ func TestFilterListAndObject(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := decodeBody(out)
+		got, err := decodeBody(c.ct, out)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,8 +125,8 @@ func TestFilterTruncated(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, refErr := decodeBody(in)
-			_, gotErr := decodeBody(out)
+			_, refErr := decodeBody(ct, in)
+			_, gotErr := decodeBody(ct, out)
 			if (refErr == nil) != (gotErr == nil) || (refErr != nil && refErr.Error() != gotErr.Error()) {
 				t.Fatalf("%s cut at %d: error %v, client-go's %v", ct, cut, gotErr, refErr)
 			}

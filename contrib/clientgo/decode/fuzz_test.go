@@ -54,10 +54,10 @@ func FuzzFilter(f *testing.F) {
 			if len(out) != len(in) {
 				t.Fatalf("length %d, want %d", len(out), len(in))
 			}
-			got, gotErr := decodeBody(out)
-			model, modelErr := decodeBody(modelBody(in))
+			got, gotErr := decodeBody(protoType, out)
+			model, modelErr := decodeBody(protoType, modelBody(in))
 			sameResult(t, "model", got, gotErr, model, modelErr)
-			ref, refErr := decodeBody(in)
+			ref, refErr := decodeBody(protoType, in)
 			againstClientGo(t, got, gotErr, ref, refErr, false)
 		case fuzzProtoWatch:
 			out := mustFilter(t, o, protoType+";stream=watch", true, in, size)
@@ -71,8 +71,8 @@ func FuzzFilter(f *testing.F) {
 			againstClientGoEvents(t, got, gotErr, ref, refErr, false)
 		case fuzzJSONBody:
 			out := mustFilter(t, o, jsonType, false, in, size)
-			got, gotErr := decodeBody(out)
-			ref, refErr := decodeBody(in)
+			got, gotErr := decodeBody(jsonType, out)
+			ref, refErr := decodeBody(jsonType, in)
 			againstClientGo(t, got, gotErr, ref, refErr, !json.Valid(in))
 		case fuzzJSONWatch:
 			out := mustFilter(t, o, jsonType, true, in, size)

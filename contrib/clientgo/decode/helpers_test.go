@@ -3,6 +3,7 @@ package decode
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -109,9 +110,16 @@ func watchBody(t testing.TB, mt string, events ...watch.Event) []byte {
 	return buf.Bytes()
 }
 
-// decodeBody decodes a response body as client-go's REST client does.
-func decodeBody(body []byte) (runtime.Object, error) {
-	obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(body, nil, nil)
+// decodeBody decodes a response body of media type mt as client-go's
+// REST client does: with the serializer of the response's Content-Type
+// only, so a protobuf body sent as JSON fails as JSON (a universal
+// deserializer would sniff it and decode it as protobuf).
+func decodeBody(mt string, body []byte) (runtime.Object, error) {
+	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), mt)
+	if !ok {
+		return nil, fmt.Errorf("no serializer for %q", mt)
+	}
+	obj, _, err := info.Serializer.Decode(body, nil, nil)
 	return obj, err
 }
 
