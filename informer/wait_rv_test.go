@@ -28,6 +28,11 @@ func TestWaitForResourceVersionReadsOwnWrites(t *testing.T) {
 		t.Run(fmt.Sprintf("inOrder=%v", inOrder), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				src := fakelw.New(&corev1.Pod{})
+				// An empty source lists at resourceVersion "0", and a watch
+				// from "0" starts at "any" version, as on a real server:
+				// a write between that list and watch would be missed. A
+				// real server's lists carry a real version; so does this.
+				src.Add(siPod("seed"))
 				inf := NewSharedIndexInformerWithOptions(src, &corev1.Pod{}, SharedIndexInformerOptions{InOrder: ptr.To(inOrder)})
 				runInformer(t, inf)
 				for i := range 200 {
