@@ -75,16 +75,31 @@ func ListenerProvider(p ListenerMetricsProvider) ListenerMetricsProvider {
 // NoopListenerMetricsProvider records nothing. It is the default.
 type NoopListenerMetricsProvider struct{}
 
-func (NoopListenerMetricsProvider) NewPendingMetric(ListenerID) GaugeMetric     { return Noop{} }
-func (NoopListenerMetricsProvider) NewHighWaterMetric(ListenerID) GaugeMetric   { return Noop{} }
+// NewPendingMetric returns a gauge that records nothing.
+func (NoopListenerMetricsProvider) NewPendingMetric(ListenerID) GaugeMetric { return Noop{} }
+
+// NewHighWaterMetric returns a gauge that records nothing.
+func (NoopListenerMetricsProvider) NewHighWaterMetric(ListenerID) GaugeMetric { return Noop{} }
+
+// NewDeliveredMetric returns a counter that records nothing.
 func (NoopListenerMetricsProvider) NewDeliveredMetric(ListenerID) CounterMetric { return Noop{} }
+
+// NewCoalescedMetric returns a counter that records nothing.
 func (NoopListenerMetricsProvider) NewCoalescedMetric(ListenerID) CounterMetric { return Noop{} }
-func (NoopListenerMetricsProvider) NewPanicsMetric(ListenerID) CounterMetric    { return Noop{} }
+
+// NewPanicsMetric returns a counter that records nothing.
+func (NoopListenerMetricsProvider) NewPanicsMetric(ListenerID) CounterMetric { return Noop{} }
+
+// NewHandlerDurationMetric returns a histogram that records nothing.
 func (NoopListenerMetricsProvider) NewHandlerDurationMetric(ListenerID) HistogramMetric {
 	return Noop{}
 }
+
+// NewOldestPendingAgeMetric returns a gauge that records nothing.
 func (NoopListenerMetricsProvider) NewOldestPendingAgeMetric(ListenerID) GaugeMetric { return Noop{} }
-func (NoopListenerMetricsProvider) Release(ListenerID)                               {}
+
+// Release does nothing: there is nothing to release.
+func (NoopListenerMetricsProvider) Release(ListenerID) {}
 
 // Inc does nothing.
 func (Noop) Inc() {}
