@@ -1,27 +1,24 @@
 package deltafifo
 
-// Popped is what a keyed pop hands its consumer: the deltas it removed
-// from the queue, with the keys the queue computed when they were queued,
-// so that the consumer does not compute them again. It is a fanout
-// addition, used by the informer; client-go's queues have no keyed pop.
-type Popped struct {
-	// Deltas are the popped deltas, oldest first. The slice is valid only
-	// during the call: the queue may reuse it afterwards.
-	Deltas []Delta
-	// Keys are the deltas' keys: in a batch, Keys[i] is the key of
-	// Deltas[i]; otherwise Keys[0] is the key of every delta. Keys is nil
-	// when the queue has no key for one of them (the unkeyed deltas of a
-	// RealFIFO with AtomicEvents, or a delta whose transformed object has
-	// no key): the consumer must then work the keys out itself. Valid only
-	// during the call.
-	Keys []string
-	// Batch is true for deltas of distinct keys popped together, to be
-	// applied as one batch.
-	Batch bool
-	// IsInInitialList is true when the deltas belong to the initial
-	// population.
-	IsInInitialList bool
-}
+import "github.com/kfanout/fanout/internal/queueaccess"
 
-// PoppedFunc processes what a keyed pop removed.
-type PoppedFunc func(Popped) error
+// popped and poppedFunc are what the queues' keyed pop hands its consumer.
+type (
+	popped     = queueaccess.Popped[Delta]
+	poppedFunc = queueaccess.Func[Delta]
+)
+
+// The informer reaches the keyed pop and tryLen of DeltaFIFO and RealFIFO
+// through package queueaccess, so that they are not part of the queues'
+// exported API.
+func init() {
+	queueaccess.Register(func(q any) (queueaccess.Access[Delta], bool) {
+		switch q := q.(type) {
+		case *DeltaFIFO:
+			return queueaccess.Access[Delta]{Pop: q.popKeyed, TryLen: q.tryLen}, true
+		case *RealFIFO:
+			return queueaccess.Access[Delta]{Pop: q.popKeyed, TryLen: q.tryLen}, true
+		}
+		return queueaccess.Access[Delta]{}, false
+	})
+}

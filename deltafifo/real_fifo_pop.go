@@ -66,10 +66,10 @@ func (f *RealFIFO) PopBatch(processBatch ProcessBatchFunc, processSingle PopProc
 	return f.processLocked("RealFIFO PopBatch Process", batch[0], n, func() error { return processBatch(batch, initial) })
 }
 
-// PopKeyed is the informer's pop: with batch false it is Pop, with batch
-// true PopBatch, for a consumer that wants the keys computed when the
-// deltas were queued (see Popped). It is a fanout addition.
-func (f *RealFIFO) PopKeyed(batch bool, process PoppedFunc) error {
+// popKeyed is the informer's pop (see package internal/queueaccess): with
+// batch false it is Pop, with batch true PopBatch, for a consumer that
+// wants the keys computed when the deltas were queued.
+func (f *RealFIFO) popKeyed(batch bool, process poppedFunc) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !f.waitLocked() {
@@ -91,7 +91,7 @@ func (f *RealFIFO) PopKeyed(batch bool, process PoppedFunc) error {
 	if batch {
 		name, traced = "RealFIFO PopBatch Process", n
 	}
-	p := Popped{Deltas: deltas, Keys: keys, Batch: n > 1, IsInInitialList: initial}
+	p := popped{Deltas: deltas, Keys: keys, Batch: n > 1, IsInInitialList: initial}
 	return f.processLocked(name, deltas[0], traced, func() error { return process(p) })
 }
 

@@ -10,7 +10,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kfanout/fanout/internal/informermetrics"
-	"github.com/kfanout/fanout/listener"
+	"github.com/kfanout/fanout/internal/listener"
 )
 
 // minimumResyncPeriod is the shortest resync period a handler can get.
@@ -39,9 +39,12 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 	if s.listerWatcher == nil {
 		return nil, errNilListerWatcher
 	}
-	// What the user chose is checked before anything changes for the
-	// registration; the listener.Binding is computed below.
-	if err := options.validate(s.listenerEngine); err != nil {
+	// What the user chose is translated once and validated once, before
+	// anything changes for the registration; the listener.Binding is
+	// computed below.
+	logger := handlerLogger(options)
+	opts := options.listenerOptions(s.listenerEngine, logger)
+	if err := validate(&opts); err != nil {
 		return nil, err
 	}
 	s.startedLock.Lock()
@@ -50,7 +53,6 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 		return nil, fmt.Errorf("handler %v was not added to shared informer because it has stopped already", handler)
 	}
 
-	logger := handlerLogger(options)
 	resync := s.defaultEventHandlerResyncPeriod
 	if options.ResyncPeriod != nil {
 		resync = *options.ResyncPeriod
@@ -77,7 +79,7 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 		ResyncPeriod:          listener.DetermineResyncPeriod(logger, resync, s.resyncCheckPeriod),
 		Metrics:               informermetrics.ListenerProvider(s.listenerMetrics),
 		MetricsInformer:       s.metricsName,
-	}, options.listenerOptions(s.listenerEngine, logger))
+	}, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -91,18 +93,19 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 	return l, nil
 }
 
-// Validate reports whether AddEventHandlerWithOptions would accept o: the
-// overload options (MaxPending, Workers, Overflow) and the log thresholds.
-// It is checked before anything changes for a registration; a wrapper
-// that registers the handler later (on several informers, say) can call
-// it first.
+// Validate reports whether AddEventHandlerWithOptions would accept o, with
+// the error it would return: the overload options (MaxPending, Workers,
+// Overflow) and the log thresholds. It is checked before anything changes
+// for a registration; a wrapper that registers the handler later (on
+// several informers, say) can call it first.
 func (o *HandlerOptions) Validate() error {
-	return o.validate(listener.EngineDirect)
+	opts := o.listenerOptions(listener.EngineDirect, klog.Logger{})
+	return validate(&opts)
 }
 
-// validate checks o as the listener of engine would take it.
-func (o *HandlerOptions) validate(engine ListenerEngine) error {
-	opts := o.listenerOptions(engine, klog.Logger{})
+// validate checks the listener options of a registration, with the error
+// AddEventHandlerWithOptions returns.
+func validate(opts *listener.Options) error {
 	if err := opts.Validate(); err != nil {
 		return fmt.Errorf("invalid handler options: %w", err)
 	}

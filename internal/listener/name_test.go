@@ -26,7 +26,7 @@ func (namedHandler) OnAdd(any, bool)   {}
 func (namedHandler) OnUpdate(_, _ any) {}
 func (namedHandler) OnDelete(any)      {}
 
-const pkg = "github.com/kfanout/fanout/listener"
+const pkg = "github.com/kfanout/fanout/internal/listener"
 
 func TestNameForHandler(t *testing.T) {
 	var nh namedHandler

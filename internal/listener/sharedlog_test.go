@@ -199,10 +199,10 @@ func TestSharedLogLateListenerReplay(t *testing.T) {
 			t.Fatalf("AddListener = %v, %v; want true, nil", started, err)
 		}
 		wantEngineForm(t, eng, le, ll)
-		ll.Add(NewAdd("x", true))
-		ll.Add(NewAdd("y", true))
+		ll.add(NewAdd("x", true))
+		ll.add(NewAdd("y", true))
 		p.Distribute(NewAdd("e3", false), false)
-		ll.Add(NewAdd("z", true)) // between e3 and e4
+		ll.add(NewAdd("z", true)) // between e3 and e4
 		p.Distribute(NewAdd("e4", false), false)
 		p.StartWatchSynced(ll)
 		synctest.Wait()

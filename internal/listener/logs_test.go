@@ -111,8 +111,8 @@ func TestLogOptions(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := NewProcessor(ProcessorOptions{})
 		up := newUpstream("inf")
-		if _, err := p.NewListener(&recorder{}, Binding{UpstreamHasSynced: up}, Options{BacklogWarnThresholds: []int{10, 0}}); err == nil {
-			t.Fatal("NewListener with a 0 threshold: no error")
+		if err := (&Options{BacklogWarnThresholds: []int{10, 0}}).Validate(); err == nil {
+			t.Fatal("Validate with a 0 threshold: no error")
 		}
 		logs := &logRecorder{}
 		g := newGate("add a false")

@@ -153,7 +153,7 @@ func (r *logReader) writtenLocked(pub uint64) bool {
 
 // add queues n for this listener alone, before the next log entry. The
 // processor uses it for a sync notification that not every reader takes,
-// and [Listener.Add] for a late handler's replay.
+// and [Listener.add] for a late handler's replay.
 func (r *logReader) add(n Notification, at int64) {
 	if n.initialListAdd() {
 		r.l.syncTracker.Start()

@@ -211,7 +211,7 @@ func runSharedLogFuzz(t *testing.T, initialListeners int, ops []byte) {
 		case slPrivate:
 			if m := pick(b); m != nil {
 				n := NewAdd(obj, b&32 != 0)
-				m.l.Add(n)
+				m.l.add(n)
 				m.hand(n)
 			}
 		case slStep:

@@ -87,8 +87,8 @@ func TestLateListenerReplay(t *testing.T) {
 		if err != nil || !started {
 			t.Fatalf("AddListener = %v, %v; want true, nil", started, err)
 		}
-		late.Add(NewAdd("x", true))
-		late.Add(NewAdd("y", true))
+		late.add(NewAdd("x", true))
+		late.add(NewAdd("y", true))
 		synctest.Wait()
 		if late.HasSynced() {
 			t.Fatal("late listener synced before StartWatchSynced")

@@ -36,7 +36,7 @@ func TestRemoveRunningListener(t *testing.T) {
 			t.Fatalf("Pending after removal = %d, want 0", s.Pending)
 		}
 		p.Distribute(NewAdd("e", false), false) // not delivered to l
-		l.Add(NewAdd("f", false))               // returns at once on a removed listener
+		l.add(NewAdd("f", false))               // returns at once on a removed listener
 		g.release("add a false")
 		synctest.Wait()
 		if !isClosed(l.ShutdownChan()) {

@@ -60,9 +60,9 @@ func TestInvalidOptions(t *testing.T) {
 		{Options{Overflow: OverflowCoalesce}, "OverflowCoalesce needs a KeyFunc"},
 		{Options{Workers: 2}, "Workers > 1 needs a KeyFunc"},
 	} {
-		_, err := p.NewListener(&recorder{}, Binding{UpstreamHasSynced: newUpstream("x")}, tc.opts)
+		err := tc.opts.Validate()
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("NewListener(%+v) = %v, want error containing %q", tc.opts, err, tc.want)
+			t.Errorf("Validate(%+v) = %v, want error containing %q", tc.opts, err, tc.want)
 		}
 	}
 	l, err := p.NewListener(&recorder{}, Binding{UpstreamHasSynced: newUpstream("x")}, Options{RecoverPanics: true})

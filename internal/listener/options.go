@@ -30,7 +30,7 @@ type Options struct {
 	// Overflow says what happens once more than MaxPending notifications
 	// wait: OverflowGrow (buffer without bound), OverflowCoalesce (merge
 	// per object key; MaxPending 0 means from the first pending one) or
-	// OverflowBlock (Add waits for room; MaxPending must be > 0;
+	// OverflowBlock (distribution waits for room; MaxPending must be > 0;
 	// the replay of [Hub.Register] never waits, so a replay is not bounded).
 	Overflow OverflowPolicy
 	// MaxPending is the threshold for Overflow; 0 means none. Negative is
@@ -95,10 +95,10 @@ type Binding struct {
 }
 
 // Validate checks the options: the engine, the overload options (with
-// KeyFunc where they need one) and the backlog thresholds.
-// [Processor.NewListener] calls it; the informer calls it first, before it
-// changes anything for the registration. Its errors name the field,
-// without a package prefix.
+// KeyFunc where they need one) and the backlog thresholds. The owner of
+// the options calls it once, before it changes anything for the
+// registration ([Processor.NewListener] relies on it). Its errors name the
+// field, without a package prefix.
 func (o *Options) Validate() error {
 	switch {
 	case o.MaxPending < 0:
