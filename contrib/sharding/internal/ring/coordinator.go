@@ -1,4 +1,4 @@
-package sharding
+package ring
 
 import (
 	"context"
@@ -84,7 +84,7 @@ func NewCoordinator(cfg Config, target Target, opts CoordinatorOptions) (*Coordi
 	rs, _ := Ranges(cfg.Ranges)
 	metrics := opts.Metrics
 	if metrics == nil {
-		metrics = noMetrics{}
+		metrics = NoMetrics{}
 	}
 	return &Coordinator{
 		cfg: cfg, target: target, metrics: metrics, membership: m, claims: c, ranges: rs,
@@ -106,7 +106,7 @@ func (c *Coordinator) Run(ctx context.Context) {
 	var watcher sync.WaitGroup
 	watcher.Go(func() { c.watchLeases(ctx) })
 	for ctx.Err() == nil {
-		c.round(ctx, false)
+		c.Round(ctx, false)
 		c.wait(ctx, c.nextWait())
 	}
 	// The watch ends with ctx; a leaving replica takes no range.
@@ -119,7 +119,7 @@ func (c *Coordinator) Run(ctx context.Context) {
 	}
 	deadline := c.cfg.Clock.Now().Add(c.cfg.LeaseDuration)
 	for len(c.claims.HeldRanges()) > 0 && c.cfg.Clock.Now().Before(deadline) {
-		c.round(leaveCtx, true)
+		c.Round(leaveCtx, true)
 		if len(c.claims.HeldRanges()) > 0 {
 			c.wait(leaveCtx, c.nextWait())
 		}
@@ -172,9 +172,9 @@ func (c *Coordinator) nextWait() time.Duration {
 	return max(d, 0)
 }
 
-// round is one pass of renew, assign, hand over and acquire. leaving means
+// Round is one pass of renew, assign, hand over and acquire. leaving means
 // the replica owns nothing.
-func (c *Coordinator) round(ctx context.Context, leaving bool) {
+func (c *Coordinator) Round(ctx context.Context, leaving bool) {
 	logger := klog.FromContext(ctx)
 	rctx, cancel := context.WithTimeout(ctx, c.cfg.RetryPeriod)
 	defer cancel()
@@ -333,3 +333,11 @@ func (c *Coordinator) releaseDrained(ctx context.Context) {
 		}
 	}
 }
+
+// Claims returns the coordinator's claims, for a caller that steps the
+// ring by hand with Round (a test).
+func (c *Coordinator) Claims() *Claims { return c.claims }
+
+// Membership returns the coordinator's membership, for a caller that
+// steps the ring by hand with Round (a test).
+func (c *Coordinator) Membership() *Membership { return c.membership }

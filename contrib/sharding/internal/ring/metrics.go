@@ -1,4 +1,4 @@
-package sharding
+package ring
 
 import "time"
 
@@ -20,10 +20,10 @@ type Metrics interface {
 	ClientFiltered(r Range, n int)
 }
 
-// noMetrics is the default Metrics: it records nothing.
-type noMetrics struct{}
+// NoMetrics is the default Metrics: it records nothing.
+type NoMetrics struct{}
 
-func (noMetrics) OwnedRanges(int)               {}
-func (noMetrics) Handover(Range, time.Duration) {}
-func (noMetrics) RangeObjects(Range, int)       {}
-func (noMetrics) ClientFiltered(Range, int)     {}
+func (NoMetrics) OwnedRanges(int)               {}
+func (NoMetrics) Handover(Range, time.Duration) {}
+func (NoMetrics) RangeObjects(Range, int)       {}
+func (NoMetrics) ClientFiltered(Range, int)     {}

@@ -1,4 +1,4 @@
-package sharding
+package ring
 
 import (
 	"testing"
@@ -8,10 +8,12 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/kfanout/fanout/contrib/sharding/internal/leasetest"
 )
 
 func TestConfigValidation(t *testing.T) {
-	api := newFakeAPI()
+	api := leasetest.NewAPI()
 	clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
 	good := testConfig(api, clk, "a", 8)
 	_, err := good.complete()
@@ -34,7 +36,7 @@ func TestConfigValidation(t *testing.T) {
 
 func TestMembershipRenewAndExpiry(t *testing.T) {
 	ctx := t.Context()
-	api := newFakeAPI()
+	api := leasetest.NewAPI()
 	clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
 	a, err := NewMembership(testConfig(api, clk, "a", 8))
 	require.NoError(t, err)
@@ -88,7 +90,7 @@ func TestMembershipRenewAndExpiry(t *testing.T) {
 // own renew time, as gone at once.
 func TestMembershipStaleLeaseOfDeadReplica(t *testing.T) {
 	ctx := t.Context()
-	api := newFakeAPI()
+	api := leasetest.NewAPI()
 	clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
 	dead, err := NewMembership(testConfig(api, clk, "dead", 8))
 	require.NoError(t, err)
@@ -107,7 +109,7 @@ func TestMembershipStaleLeaseOfDeadReplica(t *testing.T) {
 // identity's lease (left by an earlier process) takes it over.
 func TestMembershipRestartWithSameIdentity(t *testing.T) {
 	ctx := t.Context()
-	api := newFakeAPI()
+	api := leasetest.NewAPI()
 	clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
 	first, err := NewMembership(testConfig(api, clk, "a", 8))
 	require.NoError(t, err)

@@ -1,4 +1,4 @@
-package sharding
+package ring
 
 import (
 	"context"
@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	k8stesting "k8s.io/client-go/testing"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/kfanout/fanout/contrib/sharding/internal/leasetest"
 )
 
 // TestObserverKeepsTheNewestVersion: a sighting of an older resource
@@ -54,7 +56,7 @@ func TestObserverKeepsTheNewestVersion(t *testing.T) {
 func TestCoordinatorWatchedTakeover(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
-		api := newFakeAPI()
+		api := leasetest.NewAPI()
 		clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
 		a, b, _, tb, l := newDeathRing(t, api, clk)
 		var watcher sync.WaitGroup
@@ -65,10 +67,10 @@ func TestCoordinatorWatchedTakeover(t *testing.T) {
 		}()
 		synctest.Wait()
 
-		a.round(ctx, false)
-		b.round(ctx, false)
+		a.Round(ctx, false)
+		b.Round(ctx, false)
 		clk.Step(time.Second)
-		a.round(ctx, false) // a's last renewal, between two of b's rounds; then a dies
+		a.Round(ctx, false) // a's last renewal, between two of b's rounds; then a dies
 		lastRenew := clk.Now()
 		synctest.Wait() // b's watch sees it now
 		l.mu.Lock()
@@ -85,7 +87,7 @@ func TestCoordinatorWatchedTakeover(t *testing.T) {
 func TestWatchLeasesRetries(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
-		api := newFakeAPI()
+		api := leasetest.NewAPI()
 		var mu sync.Mutex
 		tries := 0
 		api.PrependWatchReactor("leases", func(k8stesting.Action) (bool, watch.Interface, error) {

@@ -1,48 +1,51 @@
-package sharding
+// Package leasetest is the fake Lease API the sharding tests run rings
+// on, with the ring timings they use.
+package leasetest
 
 import (
-	"slices"
+	"math/rand/v2"
 	"strconv"
 	"sync"
-	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/stretchr/testify/assert"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 )
 
-// fakeAPI is client-go's fake clientset with what the fake tracker lacks
+// API is client-go's fake clientset with what the fake tracker lacks
 // and the claims rely on: Leases get a resourceVersion on every write, and
 // an Update whose resourceVersion is not the stored one fails with a
-// Conflict, as the apiserver does. failWrites makes lease writes fail (an
-// unreachable apiserver).
-type fakeAPI struct {
+// Conflict, as the apiserver does. SetFailWrites makes lease writes fail
+// (an unreachable apiserver).
+type API struct {
 	*fake.Clientset
 	mu         sync.Mutex
 	rv         int
 	failWrites bool
 }
 
-func newFakeAPI() *fakeAPI {
-	f := &fakeAPI{Clientset: fake.NewClientset()}
+// NewAPI returns an empty fake Lease API.
+func NewAPI() *API {
+	f := &API{Clientset: fake.NewClientset()}
 	f.PrependReactor("create", "leases", f.write)
 	f.PrependReactor("update", "leases", f.write)
 	return f
 }
 
-func (f *fakeAPI) setFailWrites(fail bool) {
+func (f *API) SetFailWrites(fail bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.failWrites = fail
 }
 
-func (f *fakeAPI) write(action k8stesting.Action) (bool, runtime.Object, error) {
+func (f *API) write(action k8stesting.Action) (bool, runtime.Object, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.failWrites {
@@ -77,10 +80,25 @@ func (f *fakeAPI) write(action k8stesting.Action) (bool, runtime.Object, error) 
 	return true, obj.DeepCopy(), nil
 }
 
-// testConfig is a ring on api with small, fake-clock timings: lease 10 s,
+// RingConfig has the fields of the sharding ring's Config, in order, so
+// that a RingConfig converts to one (this package cannot import it: the
+// ring's own tests use this package).
+type RingConfig struct {
+	Client        coordinationv1client.LeasesGetter
+	Namespace     string
+	Ring          string
+	Identity      string
+	Ranges        int
+	LeaseDuration time.Duration
+	RenewDeadline time.Duration
+	RetryPeriod   time.Duration
+	Clock         clock.Clock
+}
+
+// Config is a ring on api with small, fake-clock timings: lease 10 s,
 // renew deadline 5 s, retry 2 s.
-func testConfig(api *fakeAPI, clk *clocktesting.FakeClock, identity string, ranges int) Config {
-	return Config{
+func Config(api *API, clk *clocktesting.FakeClock, identity string, ranges int) RingConfig {
+	return RingConfig{
 		Client:        api.CoordinationV1(),
 		Namespace:     "ns",
 		Ring:          "ring",
@@ -93,10 +111,10 @@ func testConfig(api *fakeAPI, clk *clocktesting.FakeClock, identity string, rang
 	}
 }
 
-// settleRing lets the replicas of a ring driven by clk (testConfig's
+// SettleRing lets the replicas of a ring driven by clk (Config's
 // timings) run twelve retry periods inside a synctest bubble: enough to
 // join, assign, claim or release, and list.
-func settleRing(clk *clocktesting.FakeClock) {
+func SettleRing(clk *clocktesting.FakeClock) {
 	for range 12 {
 		synctest.Wait()
 		clk.Step(2 * time.Second)
@@ -104,12 +122,17 @@ func settleRing(clk *clocktesting.FakeClock) {
 	synctest.Wait()
 }
 
-// assertPartition checks that two replicas' sorted object names a and b
-// are both non-empty and together are all (sorted), each name once.
-func assertPartition(t *testing.T, all, a, b []string) {
-	t.Helper()
-	assert.NotEmpty(t, a)
-	assert.NotEmpty(t, b)
-	union := slices.Sorted(slices.Values(append(slices.Clone(a), b...)))
-	assert.Equal(t, all, union, "the replicas partition the objects, none served twice")
+// RandomUID returns a random UID in the apiserver's format, drawn from rng.
+func RandomUID(rng *rand.Rand) string {
+	const hex = "0123456789abcdef"
+	b := make([]byte, 36)
+	for i := range b {
+		switch i {
+		case 8, 13, 18, 23:
+			b[i] = '-'
+		default:
+			b[i] = hex[rng.IntN(16)]
+		}
+	}
+	return string(b)
 }

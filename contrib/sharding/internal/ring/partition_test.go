@@ -1,4 +1,4 @@
-package sharding
+package ring
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/kfanout/fanout/contrib/sharding/internal/leasetest"
 )
 
 // partitionedLeases is one replica's view of the Leases: while cut is set,
@@ -85,7 +87,7 @@ func (p partitionedLeaseClient) Delete(ctx context.Context, name string, o metav
 func TestCoordinatorPartitionedReplica(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
-		api := newFakeAPI()
+		api := leasetest.NewAPI()
 		clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
 		l := newLedger(t)
 		ta, tb := newFakeTarget("a", l), newFakeTarget("b", l)
@@ -96,7 +98,7 @@ func TestCoordinatorPartitionedReplica(t *testing.T) {
 		require.NoError(t, err)
 		b := newTestCoordinator(t, api, clk, "b", tb)
 
-		a.round(ctx, false)
+		a.Round(ctx, false)
 		synctest.Wait()
 		require.Len(t, ta.owned(), 8)
 		lastRenew := clk.Now()
@@ -112,7 +114,7 @@ func TestCoordinatorPartitionedReplica(t *testing.T) {
 			clk.SetTime(next)
 			for _, c := range []*Coordinator{a, b} {
 				if !due[c].After(clk.Now()) {
-					c.round(ctx, false)
+					c.Round(ctx, false)
 					synctest.Wait()
 					due[c] = clk.Now().Add(max(c.nextWait(), time.Millisecond))
 				}

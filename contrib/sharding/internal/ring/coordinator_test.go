@@ -1,4 +1,4 @@
-package sharding
+package ring
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/kfanout/fanout/contrib/sharding/internal/leasetest"
 )
 
 // ledger records what fakeTargets do and fails the test the moment two
@@ -125,7 +127,7 @@ func waitDrains(c *Coordinator, n int) {
 
 // recordingMetrics keeps the coordinator's figures.
 type recordingMetrics struct {
-	noMetrics
+	NoMetrics
 	mu        sync.Mutex
 	owned     []int
 	handovers map[int]time.Duration
@@ -146,12 +148,12 @@ func (m *recordingMetrics) Handover(r Range, d time.Duration) {
 	m.handovers[r.Index] = d
 }
 
-func newTestCoordinator(t *testing.T, api *fakeAPI, clk *clocktesting.FakeClock, id string, target Target) *Coordinator {
+func newTestCoordinator(t *testing.T, api *leasetest.API, clk *clocktesting.FakeClock, id string, target Target) *Coordinator {
 	t.Helper()
 	return newTestCoordinatorWithMetrics(t, api, clk, id, target, nil)
 }
 
-func newTestCoordinatorWithMetrics(t *testing.T, api *fakeAPI, clk *clocktesting.FakeClock, id string, target Target, m Metrics) *Coordinator {
+func newTestCoordinatorWithMetrics(t *testing.T, api *leasetest.API, clk *clocktesting.FakeClock, id string, target Target, m Metrics) *Coordinator {
 	t.Helper()
 	c, err := NewCoordinator(testConfig(api, clk, id, 8), target, CoordinatorOptions{Metrics: m})
 	require.NoError(t, err)
@@ -164,7 +166,7 @@ func newTestCoordinatorWithMetrics(t *testing.T, api *fakeAPI, clk *clocktesting
 // fails the test if the two ever overlap on a range.
 func TestCoordinatorHandoverOrder(t *testing.T) {
 	ctx := t.Context()
-	api := newFakeAPI()
+	api := leasetest.NewAPI()
 	clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
 	l := newLedger(t)
 	ta, tb := newFakeTarget("a", l), newFakeTarget("b", l)
@@ -174,32 +176,32 @@ func TestCoordinatorHandoverOrder(t *testing.T) {
 	a := newTestCoordinatorWithMetrics(t, api, clk, "a", ta, metrics)
 	b := newTestCoordinator(t, api, clk, "b", tb)
 
-	a.round(ctx, false)
+	a.Round(ctx, false)
 	require.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7}, ta.owned())
 
-	b.round(ctx, false) // b joins, wants its share, finds the claims held
+	b.Round(ctx, false) // b joins, wants its share, finds the claims held
 	assert.Empty(t, tb.owned())
 	wantB := Owned("b", []string{"a", "b"}, 8)
 	require.NotEmpty(t, wantB)
 
 	clk.Step(2 * time.Second)
-	a.round(ctx, false) // a sees b, starts handing wantB over
+	a.Round(ctx, false) // a sees b, starts handing wantB over
 	for range wantB {
 		<-ta.onStop
 	}
 	assert.Equal(t, Owned("a", []string{"a", "b"}, 8), ta.owned())
 	for range 3 { // a's handlers take 6 s; a keeps the claims meanwhile
 		clk.Step(2 * time.Second)
-		b.round(ctx, false)
+		b.Round(ctx, false)
 		assert.Empty(t, tb.owned(), "b must wait for a's handlers")
-		a.round(ctx, false)
+		a.Round(ctx, false)
 	}
 	close(ta.release)
 	waitDrains(a, len(wantB))
-	b.round(ctx, false)
+	b.Round(ctx, false)
 	assert.Empty(t, tb.owned(), "a has not released yet")
-	a.round(ctx, false) // releases
-	b.round(ctx, false) // acquires
+	a.Round(ctx, false) // releases
+	b.Round(ctx, false) // acquires
 	assert.Equal(t, wantB, tb.owned())
 
 	// Handover took the 6 s of a's handlers, on a's fake clock.
@@ -228,7 +230,7 @@ func TestCoordinatorHandoverOrder(t *testing.T) {
 // newDeathRing returns coordinators a and b on 8 ranges of one ring, with
 // their targets and ledger. Their lease of 9 s is not a multiple of the
 // 2 s retry period, so claims expire between two of b's regular rounds.
-func newDeathRing(t *testing.T, api *fakeAPI, clk *clocktesting.FakeClock) (a, b *Coordinator, ta, tb *fakeTarget, l *ledger) {
+func newDeathRing(t *testing.T, api *leasetest.API, clk *clocktesting.FakeClock) (a, b *Coordinator, ta, tb *fakeTarget, l *ledger) {
 	l = newLedger(t)
 	ta, tb = newFakeTarget("a", l), newFakeTarget("b", l)
 	newCoordinator := func(id string, target Target) *Coordinator {
@@ -249,7 +251,7 @@ func takeoverAfter(t *testing.T, b *Coordinator, tb *fakeTarget, clk *clocktesti
 	for clk.Since(lastRenew) <= 20*time.Second {
 		clk.Step(b.nextWait())
 		settle()
-		b.round(t.Context(), false)
+		b.Round(t.Context(), false)
 		if len(tb.owned()) == 8 {
 			return clk.Since(lastRenew)
 		}
@@ -261,14 +263,14 @@ func takeoverAfter(t *testing.T, b *Coordinator, tb *fakeTarget, clk *clocktesti
 
 func TestCoordinatorTakeoverAfterDeath(t *testing.T) {
 	ctx := t.Context()
-	api := newFakeAPI()
+	api := leasetest.NewAPI()
 	clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
 	a, b, ta, tb, l := newDeathRing(t, api, clk)
 
-	a.round(ctx, false)
-	b.round(ctx, false)
+	a.Round(ctx, false)
+	b.Round(ctx, false)
 	clk.Step(time.Second)
-	a.round(ctx, false) // a's last renewal, then a dies (its target keeps "delivering" in the ledger)
+	a.Round(ctx, false) // a's last renewal, then a dies (its target keeps "delivering" in the ledger)
 	lastRenew := clk.Now()
 	a.target.(*fakeTarget).mu.Lock()
 	aOwned := len(ta.started)
@@ -290,20 +292,20 @@ func TestCoordinatorTakeoverAfterDeath(t *testing.T) {
 // plus the round interval, before anyone could take them over.
 func TestCoordinatorStopsAtRenewDeadline(t *testing.T) {
 	ctx := t.Context()
-	api := newFakeAPI()
+	api := leasetest.NewAPI()
 	clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
 	l := newLedger(t)
 	ta := newFakeTarget("a", l)
 	a := newTestCoordinator(t, api, clk, "a", ta)
-	a.round(ctx, false)
+	a.Round(ctx, false)
 	lastRenew := clk.Now()
 	require.Len(t, ta.owned(), 8)
 
-	api.setFailWrites(true)
+	api.SetFailWrites(true)
 	var stopped time.Time
 	for clk.Since(lastRenew) < 10*time.Second {
 		clk.Step(a.nextWait())
-		a.round(ctx, false)
+		a.Round(ctx, false)
 		if len(ta.owned()) == 0 {
 			stopped = clk.Now()
 			break
@@ -314,16 +316,16 @@ func TestCoordinatorStopsAtRenewDeadline(t *testing.T) {
 	assert.Contains(t, l.eventLog(), "a stop 0 graceful=false")
 
 	// Once writes work again, a takes its ranges back (the claims say a).
-	api.setFailWrites(false)
+	api.SetFailWrites(false)
 	clk.Step(10 * time.Second)
-	a.round(ctx, false)
+	a.Round(ctx, false)
 	assert.Len(t, ta.owned(), 8)
 }
 
 // TestCoordinatorRunLeaves: cancelling Run hands every range over
 // gracefully, releases the claims and deletes the membership Lease.
 func TestCoordinatorRunLeaves(t *testing.T) {
-	api := newFakeAPI()
+	api := leasetest.NewAPI()
 	clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
 	l := newLedger(t)
 	ta := newFakeTarget("a", l)

@@ -1,4 +1,4 @@
-package sharding
+package ring
 
 import (
 	"math/rand/v2"
@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kshard "k8s.io/apimachinery/pkg/sharding"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kfanout/fanout/contrib/sharding/internal/leasetest"
 )
 
 func TestRangesRejectsNonPowerOfTwo(t *testing.T) {
@@ -49,7 +51,7 @@ func TestRangeMatchesApimachinery(t *testing.T) {
 		for range 500 {
 			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
 				Namespace: "ns-" + string(rune('a'+rng.IntN(26))),
-				UID:       types.UID(randomUID(rng)),
+				UID:       types.UID(leasetest.RandomUID(rng)),
 			}}
 			for _, key := range []Key{KeyUID, KeyNamespace} {
 				h, err := HashObject(key, cm)
@@ -64,20 +66,6 @@ func TestRangeMatchesApimachinery(t *testing.T) {
 			}
 		}
 	}
-}
-
-func randomUID(rng *rand.Rand) string {
-	const hex = "0123456789abcdef"
-	b := make([]byte, 36)
-	for i := range b {
-		switch i {
-		case 8, 13, 18, 23:
-			b[i] = '-'
-		default:
-			b[i] = hex[rng.IntN(16)]
-		}
-	}
-	return string(b)
 }
 
 // TestNamespaceHashesCluster records a property of FNV-1a (the KEP's hash)

@@ -1,4 +1,4 @@
-package sharding
+package ring
 
 import (
 	"time"

@@ -1,4 +1,4 @@
-package sharding
+package ring
 
 import (
 	"errors"
@@ -12,9 +12,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/kfanout/fanout/contrib/sharding/internal/leasetest"
 )
 
-func newTestClaims(t *testing.T, api *fakeAPI, clk *clocktesting.FakeClock, id string) *Claims {
+func newTestClaims(t *testing.T, api *leasetest.API, clk *clocktesting.FakeClock, id string) *Claims {
 	t.Helper()
 	c, err := NewClaims(testConfig(api, clk, id, 4))
 	require.NoError(t, err)
@@ -23,7 +25,7 @@ func newTestClaims(t *testing.T, api *fakeAPI, clk *clocktesting.FakeClock, id s
 
 func TestClaimsAcquireRenewRelease(t *testing.T) {
 	ctx := t.Context()
-	api := newFakeAPI()
+	api := leasetest.NewAPI()
 	clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
 	a := newTestClaims(t, api, clk, "a")
 	b := newTestClaims(t, api, clk, "b")
@@ -70,7 +72,7 @@ func TestClaimsAcquireRenewRelease(t *testing.T) {
 // to b), and a renewal meanwhile restarts the count.
 func TestClaimsExpiryCountsFromLocalSighting(t *testing.T) {
 	ctx := t.Context()
-	api := newFakeAPI()
+	api := leasetest.NewAPI()
 	clkA := clocktesting.NewFakeClock(time.Unix(1000, 0))
 	clkB := clocktesting.NewFakeClock(time.Unix(1000, 0).Add(time.Hour))
 	step := func(d time.Duration) { clkA.Step(d); clkB.Step(d) }
@@ -106,7 +108,7 @@ func TestClaimsExpiryCountsFromLocalSighting(t *testing.T) {
 // replica that starts wanting a range late takes an expired claim at once.
 func TestClaimsObserveStartsTheCount(t *testing.T) {
 	ctx := t.Context()
-	api := newFakeAPI()
+	api := leasetest.NewAPI()
 	clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
 	a := newTestClaims(t, api, clk, "a")
 	b := newTestClaims(t, api, clk, "b")
@@ -124,7 +126,7 @@ func TestClaimsObserveStartsTheCount(t *testing.T) {
 // read and b's write, the apiserver rejects b's write and b does not hold.
 func TestClaimsRacingTakeoverConflicts(t *testing.T) {
 	ctx := t.Context()
-	api := newFakeAPI()
+	api := leasetest.NewAPI()
 	clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
 	a := newTestClaims(t, api, clk, "a")
 	b := newTestClaims(t, api, clk, "b")
