@@ -1,4 +1,4 @@
-package informer
+package transform
 
 import (
 	"reflect"
@@ -21,7 +21,7 @@ var ManagedFieldsPath = []string{"metadata", "managedFields"}
 // managedFields, so a controller that reads them (or that sends a cached
 // object back in an Update, which would then send no managedFields) must
 // not use it. BENCHMARKS.md ("Round two") measures the memory saved.
-func DropManagedFields() TransformFunc {
+func DropManagedFields() Func {
 	return DropFields(ManagedFieldsPath)
 }
 
@@ -43,7 +43,7 @@ func DropManagedFields() TransformFunc {
 // Trade-off: the dropped fields are gone for every handler and lister of
 // the informer, and an object sent back to the server from the cache
 // lacks them.
-func DropFields(paths ...[]string) TransformFunc {
+func DropFields(paths ...[]string) Func {
 	d := &fieldDropper{paths: make([][]string, len(paths))}
 	for i, p := range paths {
 		d.paths[i] = append([]string(nil), p...)

@@ -1,4 +1,4 @@
-package informer_test
+package transform_test
 
 import (
 	"fmt"
@@ -7,13 +7,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kfanout/fanout/informer"
+	"github.com/kfanout/fanout/transform"
 )
 
 // ExampleShareEqualValues shows Pods of one workload sharing their labels
 // once the transform has met them twice.
 func ExampleShareEqualValues() {
-	tr := informer.ChainTransforms(informer.DropManagedFields(), informer.ShareEqualValues())
+	tr := transform.ChainTransforms(transform.DropManagedFields(), transform.ShareEqualValues())
 	pod := func(name string) *corev1.Pod {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
 			Namespace: "shop", Name: name,

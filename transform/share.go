@@ -1,4 +1,4 @@
-package informer
+package transform
 
 import (
 	"hash/maphash"
@@ -51,7 +51,7 @@ import (
 //     memory the Go runtime did not allocate.
 //
 // BENCHMARKS.md ("Round two") measures the memory saved.
-func ShareEqualValues() TransformFunc {
+func ShareEqualValues() Func {
 	s := &sharer{}
 	return s.transform
 }

@@ -1,9 +1,8 @@
-package informer
+package transform
 
 import (
 	"strings"
 	"testing"
-	"testing/synctest"
 	"unsafe"
 
 	"github.com/stretchr/testify/assert"
@@ -12,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
+
+	"github.com/kfanout/fanout/deltafifo"
 )
 
 const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
@@ -75,7 +76,7 @@ func TestDropManagedFields(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}, Data: map[string]string{"k": "v"}}, got)
 
-	tomb := DeletedFinalStateUnknown{Key: "ns/p", Obj: dropPod()}
+	tomb := deltafifo.DeletedFinalStateUnknown{Key: "ns/p", Obj: dropPod()}
 	got, err = tr(tomb)
 	require.NoError(t, err)
 	assert.Equal(t, tomb, got, "a tombstone passes through unchanged")
@@ -142,35 +143,4 @@ func TestInternLabelsAndAnnotations(t *testing.T) {
 	got, err := tr("not an object")
 	require.NoError(t, err)
 	assert.Equal(t, "not an object", got)
-}
-
-// TestSharedInformerDropManagedFields checks the transform end to end:
-// neither handlers nor the store see managedFields.
-func TestSharedInformerDropManagedFields(t *testing.T) {
-	inBubble(t, func(t *testing.T, inOrder bool) {
-		src, inf := siSetup(SharedIndexInformerOptions{InOrder: queueOption(inOrder)})
-		copyFirst := func(o any) (any, error) { return o.(*corev1.Pod).DeepCopy(), nil } // the source shares its objects
-		require.NoError(t, inf.SetTransform(ChainTransforms(copyFirst, DropManagedFields())))
-		var seen []*corev1.Pod
-		_, err := inf.AddEventHandler(ResourceEventHandlerFuncs{
-			AddFunc:    func(o any) { seen = append(seen, o.(*corev1.Pod)) },
-			UpdateFunc: func(_, o any) { seen = append(seen, o.(*corev1.Pod)) },
-		})
-		require.NoError(t, err)
-		stop := siRun(t, inf)
-		defer stop()
-		synctest.Wait()
-		p := siPod("a")
-		p.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubelet"}}
-		src.Modify(p)
-		synctest.Wait()
-		require.Len(t, seen, 3)
-		for _, p := range seen {
-			assert.Nil(t, p.ManagedFields)
-		}
-		obj, ok, err := inf.GetStore().GetByKey("ns/a")
-		require.NoError(t, err)
-		require.True(t, ok)
-		assert.Nil(t, obj.(*corev1.Pod).ManagedFields)
-	})
 }

@@ -1,4 +1,4 @@
-package informer
+package transform
 
 import (
 	"sync"
@@ -27,7 +27,7 @@ const internMaxLen = 256
 // label set to a timestamp, fills the table with strings it no longer
 // needs); and rebuilding the maps costs CPU on every object received.
 // BENCHMARKS.md ("Round two") measures the memory saved.
-func InternLabelsAndAnnotations(maxEntries int) TransformFunc {
+func InternLabelsAndAnnotations(maxEntries int) Func {
 	if maxEntries <= 0 {
 		maxEntries = 100000
 	}
@@ -82,7 +82,7 @@ func (t *internTable) intern(s string) string {
 
 // ChainTransforms returns a transform that applies fs in order, stopping
 // at the first error.
-func ChainTransforms(fs ...TransformFunc) TransformFunc {
+func ChainTransforms(fs ...Func) Func {
 	return func(obj any) (any, error) {
 		var err error
 		for _, f := range fs {

@@ -1,4 +1,4 @@
-package informer
+package transform
 
 import (
 	"hash/maphash"
@@ -18,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+
+	"github.com/kfanout/fanout/deltafifo"
 )
 
 // sharePod returns the i-th Pod of one ReplicaSet: what the Pods have in
@@ -108,7 +110,7 @@ func TestShareEqualValuesIdempotent(t *testing.T) {
 
 func TestShareEqualValuesPassesOddities(t *testing.T) {
 	tr := ShareEqualValues()
-	tomb := DeletedFinalStateUnknown{Key: "ns/p", Obj: sharePod(0)}
+	tomb := deltafifo.DeletedFinalStateUnknown{Key: "ns/p", Obj: sharePod(0)}
 	for _, obj := range []any{nil, "x", 7, tomb, (*corev1.Pod)(nil), &corev1.Pod{}, new(int), new(string)} {
 		got, err := tr(obj)
 		require.NoError(t, err)
@@ -116,7 +118,7 @@ func TestShareEqualValuesPassesOddities(t *testing.T) {
 	}
 	got, err := tr(tomb)
 	require.NoError(t, err)
-	assert.Equal(t, sharePod(0), got.(DeletedFinalStateUnknown).Obj)
+	assert.Equal(t, sharePod(0), got.(deltafifo.DeletedFinalStateUnknown).Obj)
 
 	// Nil and empty are kept apart.
 	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{}, Finalizers: []string{}}}
