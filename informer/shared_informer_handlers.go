@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"time"
 
-	"github.com/go-logr/logr"
 	"k8s.io/klog/v2"
 
 	"github.com/kfanout/fanout/internal/informermetrics"
@@ -126,21 +125,6 @@ func (o *HandlerOptions) listenerOptions(engine ListenerEngine, logger klog.Logg
 		SlowHandlerThreshold:  o.SlowHandlerThreshold,
 		KeyFunc:               DeletionHandlingMetaNamespaceKeyFunc,
 	}
-}
-
-// handlerLogger is the logger of a handler added with options: the one
-// options.Logger points to, klog.Background() if it is nil. A logger
-// without sink, such as logr.Discard(), is kept silent as in client-go:
-// it becomes one whose sink drops everything, because the listener takes
-// a zero Logger for unset.
-func handlerLogger(options HandlerOptions) klog.Logger {
-	if options.Logger == nil {
-		return klog.Background()
-	}
-	if options.Logger.GetSink() == nil {
-		return logr.New(discardSink{})
-	}
-	return *options.Logger
 }
 
 // isNilHandler reports a handler that would panic at its first delivery:

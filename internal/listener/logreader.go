@@ -346,3 +346,10 @@ func (r *logReader) oldestLogged() (int64, bool) {
 		return seg.at(i), true
 	}
 }
+
+// The engine methods of a listener that reads the shared log: joining
+// and leaving attach the reader to the log and detach it.
+func (r *logReader) kind() Engine   { return EngineDirect }
+func (r *logReader) readsLog() bool { return true }
+func (r *logReader) join()          { r.log.attach(r) }
+func (r *logReader) leave()         { r.log.detach(r) }

@@ -119,11 +119,6 @@ func (g *sharedLog) detach(r *logReader) {
 	}
 }
 
-func (r *logReader) kind() Engine   { return EngineDirect }
-func (r *logReader) readsLog() bool { return true }
-func (r *logReader) join()          { r.log.attach(r) }
-func (r *logReader) leave()         { r.log.detach(r) }
-
 // ensureTailLocked makes sure the tail segment has room for one entry made at
 // millisecond ms, whose offset from the segment's baseMs fits 32 bits (a
 // segment part-filled for 49 days is closed early); g.mu held.
