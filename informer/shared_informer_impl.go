@@ -273,7 +273,8 @@ func (s *sharedIndexInformer) SetTransform(handler TransformFunc) error {
 }
 
 // informerController is what GetController returns: the informer seen as a
-// Controller that is run through the informer, not through it.
+// Controller. Its Run methods do nothing, since the informer's own Run
+// runs the controller; the other methods report the informer's state.
 type informerController struct{ s *sharedIndexInformer }
 
 func (informerController) RunWithContext(context.Context)  {}

@@ -10,13 +10,13 @@ const compactMin = 64
 // are linked newest to oldest while pending, so that a merge always applies
 // to the key's latest pending notification.
 type centry struct {
-	n     Notification
-	at    int64
-	key   string
-	keyed bool
-	dead  bool    // cancelled by a merge, or popped
-	prev  *centry // the key's previous pending entry
-	next  *centry // the key's next pending entry
+	n      Notification
+	at     int64
+	key    string
+	hasKey bool    // key is valid: the key function succeeded
+	dead   bool    // cancelled by a merge, or popped
+	prev   *centry // the key's previous pending entry
+	next   *centry // the key's next pending entry
 }
 
 // coalesceQueue is the OverflowCoalesce buffer: in order like a fifoQueue
@@ -73,7 +73,7 @@ func (q *coalesceQueue) push(n Notification, at int64) pushResult {
 			return res
 		}
 	}
-	e := &centry{n: n, at: at, key: key, keyed: true, prev: latest}
+	e := &centry{n: n, at: at, key: key, hasKey: true, prev: latest}
 	if latest != nil {
 		latest.next = e
 	}
@@ -139,7 +139,7 @@ func (q *coalesceQueue) pop() (Notification, bool) {
 	q.r.ReadOne()
 	q.live--
 	e.dead = true
-	if e.keyed {
+	if e.hasKey {
 		// e is its key's oldest pending entry: unlink it.
 		if e.next != nil {
 			e.next.prev = nil

@@ -7,7 +7,7 @@ import (
 
 // queueOp is one operation of a queue fuzz input, decoded from a byte:
 // bits 0-2 choose the operation, bits 3-5 the object key (modulo
-// fuzzKeys, where the last is an object that cannot be keyed) and bit 6
+// fuzzKeys, where the last is an object that cannot be hasKey) and bit 6
 // the initial-list flag of an add.
 type queueOp struct {
 	op      uint8 // opAdd, opUpdate, opDelete, opPop, opCheck
@@ -34,7 +34,7 @@ func decodeQueueOp(b byte) queueOp {
 }
 
 // fuzzObj returns the object of key k at version v: "k@v", or, for the
-// key that cannot be keyed, the int v (strKey rejects it).
+// key that cannot be hasKey, the int v (strKey rejects it).
 func fuzzObj(k, v int) any {
 	if k == fuzzKeys-1 {
 		return v
@@ -63,16 +63,16 @@ type coalesceModel struct {
 }
 
 type modelEntry struct {
-	n     Notification
-	at    int64
-	key   int
-	keyed bool
+	n      Notification
+	at     int64
+	key    int
+	hasKey bool
 }
 
 // latest returns the index of the latest pending entry of key, or -1.
 func (m *coalesceModel) latest(key int) int {
 	for i := len(m.entries) - 1; i >= 0; i-- {
-		if e := m.entries[i]; e.keyed && e.key == key {
+		if e := m.entries[i]; e.hasKey && e.key == key {
 			return i
 		}
 	}
@@ -80,8 +80,8 @@ func (m *coalesceModel) latest(key int) int {
 }
 
 // push applies n and returns how many notifications were merged away.
-func (m *coalesceModel) push(n Notification, key int, keyed bool, at int64) (coalesced int) {
-	if i := m.latest(key); keyed && i >= 0 && len(m.entries) >= m.threshold {
+func (m *coalesceModel) push(n Notification, key int, hasKey bool, at int64) (coalesced int) {
+	if i := m.latest(key); hasKey && i >= 0 && len(m.entries) >= m.threshold {
 		e := &m.entries[i].n
 		switch {
 		case e.Kind == Add && n.Kind == Update:
@@ -101,7 +101,7 @@ func (m *coalesceModel) push(n Notification, key int, keyed bool, at int64) (coa
 			return 1
 		}
 	}
-	m.entries = append(m.entries, modelEntry{n: n, at: at, key: key, keyed: keyed})
+	m.entries = append(m.entries, modelEntry{n: n, at: at, key: key, hasKey: hasKey})
 	return 0
 }
 
@@ -161,13 +161,13 @@ func FuzzCoalesceQueue(f *testing.F) {
 			case opAdd, opUpdate, opDelete:
 				n := o.notification(i)
 				started += initialAdds(n)
-				keyed := o.key != fuzzKeys-1
+				hasKey := o.key != fuzzKeys-1
 				res := q.push(n, at)
-				want := m.push(n, o.key, keyed, at)
+				want := m.push(n, o.key, hasKey, at)
 				if res.coalesced != want {
 					t.Fatalf("op %d push %+v: coalesced %d, model %d", i, n, res.coalesced, want)
 				}
-				if (res.keyErr != nil) == keyed {
+				if (res.keyErr != nil) == hasKey {
 					t.Fatalf("op %d push %+v: key error %v", i, n, res.keyErr)
 				}
 				finished += res.finishedInitial
@@ -212,7 +212,7 @@ func checkCoalesceMemory(t *testing.T, step int, q *coalesceQueue, m *coalesceMo
 	t.Helper()
 	keys := map[string]bool{}
 	for _, e := range m.entries {
-		if e.keyed {
+		if e.hasKey {
 			k, _ := strKey(e.n.Obj)
 			keys[k] = true
 		}

@@ -1,13 +1,18 @@
-// Package listener delivers an informer's notifications to its event
-// handlers: one Listener per handler, and a Processor that fans out to them
-// (client-go's processorListener and sharedProcessor).
+// Package listener is the delivery engine behind the informer and the
+// public package listener: one Listener per handler, and a Processor that
+// fans out to them (client-go's processorListener and sharedProcessor).
+// It is internal because its protocol with the informer (the Hub, the
+// Binding a registration gets, the resync bookkeeping) is not API; the
+// public package re-exports the user-facing names.
 //
-// Each listener calls its handler from its own goroutine, one notification at
-// a time, in distribution order, and buffers without bound while the handler
-// is behind, so a slow handler does not delay another, unless it opts into
-// OverflowBlock: then the informer waits for room in its buffer, which holds
-// up every other handler too. A handler panic crashes the process, as in client-go, unless utilruntime.ReallyCrash is false; then
-// the notification is skipped and the listener waits one second (on the
+// Each listener calls its handler from its own goroutine, one notification
+// at a time, in distribution order, and by default buffers without bound
+// while the handler is behind, so that a slow handler delays no other.
+// OverflowBlock is the exception: distribution then waits for room in the
+// handler's buffer, which holds up every other handler of the informer
+// too. A handler panic crashes the process, as in client-go, unless
+// RecoverPanics is set or utilruntime.ReallyCrash is false; then the
+// notification is skipped and the listener waits one second (on the
 // processor's clock) before the next.
 //
 // # Engines
@@ -61,8 +66,9 @@
 // before it joined, by the handoff otherwise. A handoff waiting for room
 // holds up no registration or removal, since the lock is released by then.
 //
-// A Processor used on its own (without an informer) hands a notification
-// to every listener with [Processor.Distribute].
+// The public package's Processor, for programs with their own source of
+// changes, is a Processor with a Hub: its Distribute is one Hub.Apply, and
+// its AddListener one Hub.Register.
 //
 // # Locking
 //

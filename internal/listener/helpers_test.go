@@ -9,6 +9,8 @@ import (
 	"testing/synctest"
 
 	"go.uber.org/goleak"
+
+	"github.com/kfanout/fanout/internal/testutil"
 )
 
 func TestMain(m *testing.M) {
@@ -112,17 +114,9 @@ func mustBound(t *testing.T, p *Processor, h Handler, b Binding, opts Options) *
 // runProcessor starts p.Run in the bubble, waits until it has started, and
 // returns a function that stops it and waits for Run to return.
 func runProcessor(p *Processor) (stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		p.Run(ctx)
-		close(done)
-	}()
+	stop = testutil.Start(context.Background(), p.Run)
 	synctest.Wait()
-	return func() {
-		cancel()
-		<-done
-	}
+	return stop
 }
 
 func wantCalls(t *testing.T, name string, got, want []string) {

@@ -284,7 +284,7 @@ func (l *Listener) keyOf(obj any) string {
 // logged.
 func (l *Listener) deliver(n Notification, pending int64, traced bool) (crashed bool) {
 	if traced && pending > initialBufferSize {
-		defer l.traceIfLong(time.Now(), pending)
+		defer l.traceSlowCall(time.Now(), pending)
 	}
 	l.delivered.Add(1)
 	if l.metrics != nil {
@@ -339,7 +339,7 @@ func (l *Listener) observeCall(n Notification, d time.Duration) {
 		l.metrics.duration.Observe(d.Seconds())
 	}
 	if l.slowThreshold > 0 && d >= l.slowThreshold {
-		l.slowCall(n, d)
+		l.warnSlowCall(n, d)
 	}
 }
 
@@ -361,18 +361,15 @@ func (l *Listener) waitAfterCrash() {
 // as client-go's "processorListener handler" trace.
 const slowTraceThreshold = 100 * time.Millisecond
 
-// traceIfLong logs a handler call that began at start, with pending
-// notifications, if it took slowTraceThreshold or more.
-func (l *Listener) traceIfLong(start time.Time, pending int64) {
-	l.traceIfSlow(start, time.Since(start), pending)
-}
-
-// traceIfSlow logs a handler call that began at start and took took, with
-// pending notifications, if took is slowTraceThreshold or more. It logs
-// what client-go's trace does, but builds the trace only when it logs, so
-// that fast calls allocate nothing for it.
-func (l *Listener) traceIfSlow(start time.Time, took time.Duration, pending int64) {
-	if took < slowTraceThreshold {
+// traceSlowCall is client-go's "processorListener handler" trace, for a
+// call made while pending notifications were waiting: when the handler
+// call that began at start has taken slowTraceThreshold or more, it logs
+// what client-go's trace does (at klog verbosity 2). It builds the trace
+// only when it logs, so that fast calls allocate nothing for it. It is
+// separate from warnSlowCall, the SlowHandlerThreshold warning.
+func (l *Listener) traceSlowCall(start time.Time, pending int64) {
+	elapsed := time.Since(start)
+	if elapsed < slowTraceThreshold {
 		return
 	}
 	fields := []utiltrace.Field{
@@ -381,6 +378,6 @@ func (l *Listener) traceIfSlow(start time.Time, took time.Duration, pending int6
 		{Key: "started", Value: start},
 	}
 	trace := utiltrace.New("processorListener handler", fields...)
-	trace.Step("handler returned", utiltrace.Field{Key: "took", Value: took})
+	trace.Step("handler returned", utiltrace.Field{Key: "took", Value: elapsed})
 	trace.Log()
 }

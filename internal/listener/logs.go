@@ -153,8 +153,9 @@ type slowLog struct {
 	suppressed int
 }
 
-// slowCall logs, rate-limited, that the handler call for n took d.
-func (l *Listener) slowCall(n Notification, d time.Duration) {
+// warnSlowCall warns, rate-limited, that the handler call for n ran for d,
+// at least Options.SlowHandlerThreshold.
+func (l *Listener) warnSlowCall(n Notification, d time.Duration) {
 	now := l.clock.Now()
 	l.slow.mu.Lock()
 	if !l.slow.last.IsZero() && now.Sub(l.slow.last) < logInterval {

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/kfanout/fanout/internal/testutil"
 )
 
 // readsSharedLog reports whether l's engine is a reader of the processor's
@@ -442,16 +444,7 @@ var quiet = []int{-1}
 // runReal runs p on the real clock and returns a function that stops it
 // and waits for Run to return.
 func runReal(p *Processor) (stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		p.Run(ctx)
-		close(done)
-	}()
-	return func() {
-		cancel()
-		<-done
-	}
+	return testutil.Start(context.Background(), p.Run)
 }
 
 // Log entries every reader has passed are garbage: the log keeps at most
