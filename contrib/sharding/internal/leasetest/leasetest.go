@@ -39,6 +39,7 @@ func NewAPI() *API {
 	return f
 }
 
+// SetFailWrites makes every later Lease write fail (fail true) or succeed.
 func (f *API) SetFailWrites(fail bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -23,7 +23,14 @@ type Metrics interface {
 // NoMetrics is the default Metrics: it records nothing.
 type NoMetrics struct{}
 
-func (NoMetrics) OwnedRanges(int)               {}
+// OwnedRanges records nothing.
+func (NoMetrics) OwnedRanges(int) {}
+
+// Handover records nothing.
 func (NoMetrics) Handover(Range, time.Duration) {}
-func (NoMetrics) RangeObjects(Range, int)       {}
-func (NoMetrics) ClientFiltered(Range, int)     {}
+
+// RangeObjects records nothing.
+func (NoMetrics) RangeObjects(Range, int) {}
+
+// ClientFiltered records nothing.
+func (NoMetrics) ClientFiltered(Range, int) {}
