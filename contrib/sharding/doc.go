@@ -9,6 +9,9 @@
 // A user configures a [ShardedInformer] with [Options] (the ring, as a
 // [Config]; the [Key] objects are hashed by; [Metrics]) and runs it, or
 // gets one per resource from a factory ([WithSharding], [NewInformerFunc]).
+// A program that wraps the informer (to trace its ranges, say) runs a
+// [Coordinator] for it instead; [HashObject] and [RangeIndex] tell which
+// range holds an object.
 // Behind it, in the module's internal packages:
 //
 //   - ranges and assignment: the FNV-1a 64-bit hash space split into a
@@ -21,8 +24,8 @@
 //   - claims: one Lease per range, taken and renewed with
 //     resourceVersion-conditioned updates, so the apiserver arbitrates who
 //     holds a range;
-//   - the coordinator: the loop that renews, assigns, hands over and
-//     acquires, and starts and stops the informer's ranges.
+//   - the coordinator's rounds: renew, assign, hand over and acquire,
+//     starting and stopping the informer's ranges.
 //
 // The ShardedInformer runs one fanout informer per owned range, a merged
 // read-only indexer over their stores, and handlers that see a gained

@@ -38,7 +38,8 @@ type Options struct {
 	// Clock times DrainTimeout: Ring's Clock if nil, or the real clock.
 	Clock clock.Clock
 	// Ring is the ring RunWithContext and Run take part in. Without it
-	// they report an error and return.
+	// they report an error and return; the informer can still be driven by
+	// a Coordinator of your own (it is a Target).
 	Ring *Config
 }
 

@@ -39,8 +39,6 @@ import (
 
 	"github.com/kfanout/fanout/contrib/sharding"
 	"github.com/kfanout/fanout/informer"
-
-	shardring "github.com/kfanout/fanout/contrib/sharding/internal/ring"
 )
 
 func main() {
@@ -134,10 +132,10 @@ func run(kubeconfig, namespace, ring, identity string, ranges int, lease, renew,
 		},
 	}
 	s := sharding.NewShardedInformer(lw, &corev1.ConfigMap{}, sharding.Options{Metrics: m})
-	coord, err := shardring.NewCoordinator(sharding.Config{
+	coord, err := sharding.NewCoordinator(sharding.Config{
 		Client: cs.CoordinationV1(), Namespace: namespace, Ring: ring, Identity: identity,
 		Ranges: ranges, LeaseDuration: lease, RenewDeadline: renew, RetryPeriod: retry,
-	}, tracedTarget{s, o}, shardring.CoordinatorOptions{Metrics: m})
+	}, tracedTarget{s, o}, sharding.CoordinatorOptions{Metrics: m})
 	if err != nil {
 		return err
 	}
@@ -148,8 +146,8 @@ func run(kubeconfig, namespace, ring, identity string, ranges int, lease, renew,
 			obj, kind = d.Obj, "gone"
 		}
 		cm := obj.(*corev1.ConfigMap)
-		h, _ := shardring.HashObject(sharding.KeyUID, cm)
-		o.emit(map[string]any{"k": kind, "n": cm.Name, "rv": cm.ResourceVersion, "range": shardring.RangeIndex(h, ranges)})
+		h, _ := sharding.HashObject(sharding.KeyUID, cm)
+		o.emit(map[string]any{"k": kind, "n": cm.Name, "rv": cm.ResourceVersion, "range": sharding.RangeIndex(h, ranges)})
 	}
 	reg, err := s.AddEventHandler(informer.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { emit("add", obj) },
