@@ -26,7 +26,7 @@ test:
 		(cd $$m && $(GO) test -race -count=1 -timeout 12m ./...); \
 	done
 	@echo "== go test (no race) memory-bound tests"
-	@$(GO) test -count=1 -timeout 5m -run 'Memory' ./listener/ ./informer/
+	@$(GO) test -count=1 -timeout 5m -run 'Memory' ./internal/listener/ ./informer/
 	@echo "== go test -race $(EXAMPLES)"
 	@cd $(EXAMPLES) && GOWORK=off $(GO) test -race -count=1 -timeout 12m ./...
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(TEST_FUZZTIME) DIFF_SEEDS=0

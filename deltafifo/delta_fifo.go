@@ -79,7 +79,7 @@ type DeltaFIFO struct {
 	spare   Deltas
 	sync    initialSync
 	closed  bool
-	// poppedKey holds the key PopKeyed hands out, so that it allocates
+	// poppedKey holds the key popKeyed hands out, so that it allocates
 	// no slice for it.
 	poppedKey [1]string
 }

@@ -3,6 +3,7 @@ package deltafifo
 import (
 	"time"
 
+	"k8s.io/klog/v2"
 	utiltrace "k8s.io/utils/trace"
 )
 
@@ -44,11 +45,11 @@ func (f *DeltaFIFO) Pop(process PopProcessFunc) (any, error) {
 	return item, err
 }
 
-// PopKeyed is the informer's pop: Pop for a consumer that wants the key
-// the Deltas were queued under (see Popped). It saves the consumer a key
-// computation and Pop the boxing of its result. A DeltaFIFO pops one key
-// at a time, so the batch argument is ignored. It is a fanout addition.
-func (f *DeltaFIFO) PopKeyed(_ bool, process PoppedFunc) error {
+// popKeyed is the informer's pop (see package internal/queueaccess): Pop for
+// a consumer that wants the key the Deltas were queued under. It saves the
+// consumer a key computation and Pop the boxing of its result. A DeltaFIFO
+// pops one key at a time, so the batch argument is ignored.
+func (f *DeltaFIFO) popKeyed(_ bool, process poppedFunc) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	key, deltas, initial, ok := f.popWaitLocked()
@@ -59,7 +60,7 @@ func (f *DeltaFIFO) PopKeyed(_ bool, process PoppedFunc) error {
 		defer traceSlowPop(time.Now(), key, depth)
 	}
 	f.poppedKey[0] = key
-	return process(Popped{Deltas: deltas, Keys: f.poppedKey[:], IsInInitialList: initial})
+	return process(popped{Deltas: deltas, Keys: f.poppedKey[:], IsInInitialList: initial})
 }
 
 // popWaitLocked waits until a key is queued and pops it, counting it as
@@ -99,3 +100,9 @@ func traceSlowPop(start time.Time, key string, depth int) {
 	trace.Step("process returned", utiltrace.Field{Key: "Took", Value: took})
 	trace.Log()
 }
+
+// traceEnabled reports whether a slow-process trace would be logged:
+// k8s.io/utils/trace logs only at klog verbosity 2 or more, so below it the
+// queues do not time their process calls for the trace (a clock read costs
+// about as much as the rest of a Pop).
+func traceEnabled() bool { return klog.V(2).Enabled() }

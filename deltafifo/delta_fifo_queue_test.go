@@ -75,9 +75,9 @@ func TestDeltaFIFOQueueShrinksAfterLargeDrain(t *testing.T) {
 	}
 }
 
-// PopKeyed pops what Pop pops, in the same order and with the same
+// popKeyed pops what Pop pops, in the same order and with the same
 // initial-list flag, and gives the key the Deltas were queued under.
-func TestDeltaFIFOPopKeyed(t *testing.T) {
+func TestDeltaFIFOKeyedPop(t *testing.T) {
 	build := func() *DeltaFIFO {
 		f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{KeyFunction: tkey, KnownObjects: knownOf(o("gone", 1)), EmitDeltaTypeReplaced: true})
 		require.NoError(t, f.Add(o("queued", 1)))
@@ -103,7 +103,7 @@ func TestDeltaFIFOPopKeyed(t *testing.T) {
 		require.NoError(t, err)
 	}
 	for keyed.Len() > 0 {
-		require.NoError(t, keyed.PopKeyed(false, func(p Popped) error {
+		require.NoError(t, keyed.popKeyed(false, func(p popped) error {
 			require.Len(t, p.Keys, 1)
 			require.False(t, p.Batch)
 			got = append(got, rec{p.Keys[0], append(Deltas(nil), p.Deltas...), p.IsInInitialList})
@@ -114,7 +114,7 @@ func TestDeltaFIFOPopKeyed(t *testing.T) {
 	require.Equal(t, want, got)
 
 	keyed.Close()
-	require.ErrorIs(t, keyed.PopKeyed(false, func(Popped) error {
+	require.ErrorIs(t, keyed.popKeyed(false, func(popped) error {
 		t.Fatal("process called on a closed, empty queue")
 		return nil
 	}), ErrFIFOClosed)

@@ -5,10 +5,11 @@
 // and the key functions they need.
 //
 // Both queues keep client-go's API and behaviour (Add, Update, Delete,
-// Replace, Resync, Pop, HasSynced). Each also has PopKeyed, which hands its
-// consumer, the informer, the keys it computed when the deltas were
-// queued, so that the informer writes its store without computing them
-// again; RealFIFO pops a batch of distinct keys through it when asked.
+// Replace, Resync, Pop, HasSynced). The informer pops them with an
+// unexported keyed pop, reached through fanout's internal/queueaccess, which
+// hands it the keys the queue computed when the deltas were queued, so
+// that it writes its store without computing them again; RealFIFO pops a
+// batch of distinct keys through it when asked.
 //
 // The package starts no goroutines: a queue is driven by its producer (the
 // reflector) and its single consumer (the informer's controller).

@@ -66,10 +66,10 @@ func (f *RealFIFO) PopBatch(processBatch ProcessBatchFunc, processSingle PopProc
 	return f.processLocked("RealFIFO PopBatch Process", batch[0], n, func() error { return processBatch(batch, initial) })
 }
 
-// PopKeyed is the informer's pop: with batch false it is Pop, with batch
-// true PopBatch, for a consumer that wants the keys computed when the
-// deltas were queued (see Popped). It is a fanout addition.
-func (f *RealFIFO) PopKeyed(batch bool, process PoppedFunc) error {
+// popKeyed is the informer's pop (see package internal/queueaccess): with
+// batch false it is Pop, with batch true PopBatch, for a consumer that
+// wants the keys computed when the deltas were queued.
+func (f *RealFIFO) popKeyed(batch bool, process poppedFunc) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !f.waitLocked() {
@@ -91,7 +91,7 @@ func (f *RealFIFO) PopKeyed(batch bool, process PoppedFunc) error {
 	if batch {
 		name, traced = "RealFIFO PopBatch Process", n
 	}
-	p := Popped{Deltas: deltas, Keys: keys, Batch: n > 1, IsInInitialList: initial}
+	p := popped{Deltas: deltas, Keys: keys, Batch: n > 1, IsInInitialList: initial}
 	return f.processLocked(name, deltas[0], traced, func() error { return process(p) })
 }
 
@@ -255,27 +255,27 @@ func (f *RealFIFO) processLocked(name string, first Delta, n int, process func()
 	}
 	start := time.Now()
 	err := process()
-	took := time.Since(start)
+	elapsed := time.Since(start)
 	if f.latencyOn {
-		f.metrics.ProcessingLatency.Observe(took.Seconds())
+		f.metrics.ProcessingLatency.Observe(elapsed.Seconds())
 	}
 	if traced {
-		f.traceSlow(name, start, took, first, depth, n)
+		f.traceSlow(name, start, elapsed, first, depth, n)
 	}
 	return err
 }
 
 // traceSlow logs the trace called name of a process call that began at
-// start and took took, for first (and, if n > 0, the rest of a batch of n
+// start and ran for elapsed, for first (and, if n > 0, the rest of a batch of n
 // deltas), with depth deltas waiting, if it took 100ms or more (per delta
 // of a batch, at most one second). The trace, and the key of first, are
 // built only then, so that a fast call allocates nothing for them.
-func (f *RealFIFO) traceSlow(name string, start time.Time, took time.Duration, first Delta, depth, n int) {
+func (f *RealFIFO) traceSlow(name string, start time.Time, elapsed time.Duration, first Delta, depth, n int) {
 	limit := 100 * time.Millisecond
 	if n > 0 {
 		limit = min(limit*time.Duration(n), time.Second)
 	}
-	if took < limit {
+	if elapsed < limit {
 		return
 	}
 	id, _ := f.keyOf(first)
@@ -284,7 +284,7 @@ func (f *RealFIFO) traceSlow(name string, start time.Time, took time.Duration, f
 		fields = append(fields, utiltrace.Field{Key: "BatchSize", Value: n})
 	}
 	trace := f.newTrace(name, id, depth, fields...)
-	trace.Step("process returned", utiltrace.Field{Key: "Took", Value: took})
+	trace.Step("process returned", utiltrace.Field{Key: "Took", Value: elapsed})
 	trace.Log()
 }
 

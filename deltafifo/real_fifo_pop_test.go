@@ -119,7 +119,7 @@ func TestRealFIFOPopBatchRules(t *testing.T) {
 				require.NoError(t, s(keyed), "step %d", i)
 			}
 			got := popBatches(t, f)
-			// PopKeyed(true) makes the same batches, with the same keys.
+			// popKeyed(true) makes the same batches, with the same keys.
 			require.Equal(t, got, popBatchesKeyed(t, keyed))
 			if tc.want == nil {
 				require.Len(t, got, 2)
@@ -132,7 +132,7 @@ func TestRealFIFOPopBatchRules(t *testing.T) {
 	}
 }
 
-// popBatchesKeyed is popBatches with PopKeyed(true). A key the queue
+// popBatchesKeyed is popBatches with popKeyed(true). A key the queue
 // gives must be the delta's key; a delta it gives without key is recorded
 // as popBatches records it.
 func popBatchesKeyed(t *testing.T, f *RealFIFO) []batchRecord {
@@ -154,7 +154,7 @@ func popBatchesKeyed(t *testing.T, f *RealFIFO) []batchRecord {
 	}
 	var out []batchRecord
 	for f.Len() > 0 {
-		err := f.PopKeyed(true, func(p Popped) error {
+		err := f.popKeyed(true, func(p popped) error {
 			kind := "single"
 			if p.Batch {
 				kind = "batch"

@@ -13,8 +13,8 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
-	"github.com/kfanout/fanout/deltafifo"
 	"github.com/kfanout/fanout/internal/features"
+	"github.com/kfanout/fanout/internal/queueaccess"
 )
 
 // Config configures the low-level Controller: a reflector that fills
@@ -58,11 +58,25 @@ type Config struct {
 	RetryOnError bool
 }
 
-// keyedQueue is a queue that hands its consumer the keys it computed
-// (DeltaFIFO and RealFIFO): the shared informer's.
-type keyedQueue interface {
-	Queue
-	PopKeyed(batch bool, process deltafifo.PoppedFunc) error
+// popped is what the keyed pop of the shared informer's queue
+// (DeltaFIFO or RealFIFO) hands its consumer: the deltas with the keys the
+// queue computed for them.
+type popped = queueaccess.Popped[Delta]
+
+// queueAccess returns what the informer reaches of q beyond Queue, and
+// false unless q is a DeltaFIFO (possibly presized) or RealFIFO.
+func queueAccess(q Queue) (queueaccess.Access[Delta], bool) {
+	if p, ok := q.(presizedDeltaFIFO); ok {
+		q = p.DeltaFIFO
+	}
+	return queueaccess.For[Delta](q)
+}
+
+// keyedPop returns the keyed pop of q, a DeltaFIFO (possibly presized) or
+// RealFIFO, or nil for any other queue.
+func keyedPop(q Queue) queueaccess.Pop[Delta] {
+	a, _ := queueAccess(q)
+	return a.Pop
 }
 
 // ShouldResyncFunc reports whether a periodic resync is due.
@@ -91,8 +105,8 @@ type controller struct {
 	// keyed and processKeyed, set by the shared informer for the queue it
 	// builds, replace Queue's Pop and Process: every item is popped with
 	// its keys (see newKeyedController).
-	keyed        keyedQueue
-	processKeyed deltafifo.PoppedFunc
+	keyed        queueaccess.Pop[Delta]
+	processKeyed queueaccess.Func[Delta]
 
 	mu        sync.RWMutex // guards reflector
 	reflector *Reflector
@@ -104,10 +118,15 @@ func New(c *Config) Controller {
 }
 
 // newKeyedController returns the shared informer's controller: c, whose
-// Queue is q, popped with PopKeyed into process, on clk.
-func newKeyedController(c Config, q keyedQueue, process deltafifo.PoppedFunc, clk clock.Clock) *controller {
+// Queue is q, popped with its keyed pop into process, on clk. q must be a
+// DeltaFIFO or RealFIFO, which have one.
+func newKeyedController(c Config, q Queue, process queueaccess.Func[Delta], clk clock.Clock) *controller {
 	c.Queue = q
-	return &controller{config: c, clock: clk, keyed: q, processKeyed: process}
+	pop := keyedPop(q)
+	if pop == nil {
+		panic(fmt.Sprintf("informer: queue %T has no keyed pop", q))
+	}
+	return &controller{config: c, clock: clk, keyed: pop, processKeyed: process}
 }
 
 // Run runs the controller until stopCh is closed.
@@ -188,7 +207,7 @@ func (c *controller) popFunc() func() error {
 	cfg := &c.config
 	batchGate := features.Enabled(features.InOrderInformersBatchProcess)
 	if c.keyed != nil {
-		return func() error { return c.keyed.PopKeyed(batchGate, c.processKeyed) }
+		return func() error { return c.keyed(batchGate, c.processKeyed) }
 	}
 	if q, ok := cfg.Queue.(QueueWithBatch); ok && cfg.ProcessBatch != nil && batchGate {
 		return func() error { return q.PopBatch(cfg.ProcessBatch, PopProcessFunc(cfg.Process)) }
@@ -215,7 +234,7 @@ func processDeltasFunc(logger klog.Logger, handler ResourceEventHandler, store S
 		if !ok {
 			return errNotDeltas
 		}
-		return process(logger, handler, store, deltafifo.Popped{Deltas: deltas, IsInInitialList: isInInitialList}, nil)
+		return process(logger, handler, store, popped{Deltas: deltas, IsInInitialList: isInInitialList}, nil)
 	}
 }
 

@@ -7,15 +7,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/klog/v2"
-
-	"github.com/kfanout/fanout/deltafifo"
 )
 
 // An update the index function refuses, popped from the DeltaFIFO in one
 // Deltas with later changes of the same object, drops only itself: a
 // Delete behind it deletes the object and is delivered, and a valid update
 // behind it is stored and delivered. It runs the informer's DeltaFIFO
-// path (PopKeyed into process), with the queue's key used for
+// path (the keyed pop into process), with the queue's key used for
 // the store and without.
 func TestIndexRefusalInDeltasWithLaterChanges(t *testing.T) {
 	for _, keyed := range []bool{true, false} {
@@ -32,7 +30,7 @@ func TestIndexRefusalInDeltasWithLaterChanges(t *testing.T) {
 			rec := &siRecorder{}
 			var sizes []int
 			for range 2 {
-				require.NoError(t, q.PopKeyed(false, func(p deltafifo.Popped) error {
+				require.NoError(t, keyedPop(q)(false, func(p popped) error {
 					sizes = append(sizes, len(p.Deltas))
 					if !keyed {
 						p.Keys = nil

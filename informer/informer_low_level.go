@@ -101,7 +101,7 @@ func newInformer(store Store, options InformerOptions) Controller {
 		MinWatchTimeout:  options.MinWatchTimeout,
 		Process:          processDeltasFunc(logger, handler, store),
 		ProcessBatch: func(deltas []Delta, isInInitialList bool) error {
-			return process(logger, handler, store, deltafifo.Popped{Deltas: deltas, Batch: true, IsInInitialList: isInInitialList}, nil)
+			return process(logger, handler, store, popped{Deltas: deltas, Batch: true, IsInInitialList: isInInitialList}, nil)
 		},
 	})
 }
@@ -111,7 +111,7 @@ func newInformer(store Store, options InformerOptions) Controller {
 // AtomicFIFO gate is off; otherwise it is the DeltaFIFO with Replaced
 // deltas and the store as known objects. A nil inOrder follows the
 // InOrderInformers gate.
-func newQueue(logger klog.Logger, objectType any, store Store, transform TransformFunc, id InformerNameAndResource, metrics InformerMetricsProvider, inOrder *bool) keyedQueue {
+func newQueue(logger klog.Logger, objectType any, store Store, transform TransformFunc, id InformerNameAndResource, metrics InformerMetricsProvider, inOrder *bool) Queue {
 	if !resolveInOrder(inOrder) {
 		return deltafifo.NewDeltaFIFOWithOptions(deltafifo.DeltaFIFOOptions{
 			Logger:                &logger,

@@ -109,12 +109,12 @@ func InformerStatsOf(inf SharedInformer) (stats InformerStats, ok bool) {
 
 // queueDepth reads q's length without waiting for its lock.
 func queueDepth(q Queue) (depth int, busy bool) {
-	t, ok := q.(interface{ TryLen() (int, bool) })
+	a, ok := queueAccess(q)
 	if !ok {
 		return -1, false
 	}
 	for range queueLenTries {
-		if n, ok := t.TryLen(); ok {
+		if n, ok := a.TryLen(); ok {
 			return n, false
 		}
 		runtime.Gosched()

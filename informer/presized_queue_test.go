@@ -6,8 +6,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"k8s.io/klog/v2"
-
-	"github.com/kfanout/fanout/deltafifo"
 )
 
 // Presizing never drops what a store holds, and a presized queue replaces
@@ -27,7 +25,7 @@ func TestPresizedDeltaFIFO(t *testing.T) {
 	require.NoError(t, q.Replace(list, "1"))
 	require.Equal(t, len(list), q.Len())
 	for range list {
-		require.NoError(t, q.PopKeyed(false, func(p deltafifo.Popped) error {
+		require.NoError(t, keyedPop(q)(false, func(p popped) error {
 			require.True(t, p.IsInInitialList)
 			return process(klog.Background(), ResourceEventHandlerFuncs{}, empty, p, nil)
 		}))

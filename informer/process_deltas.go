@@ -6,8 +6,6 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
-
-	"github.com/kfanout/fanout/deltafifo"
 )
 
 // process applies what one pop removed from a queue to store and then
@@ -24,7 +22,7 @@ import (
 // the informer's own store is written without computing it again.
 // results is scratch space for keyed batches that the caller reuses from
 // batch to batch, or nil.
-func process(logger klog.Logger, handler ResourceEventHandler, store Store, p deltafifo.Popped, results *[]batchResult) error {
+func process(logger klog.Logger, handler ResourceEventHandler, store Store, p popped, results *[]batchResult) error {
 	if p.Batch {
 		return processBatch(logger, handler, store, p.Keys, p.Deltas, p.IsInInitialList, results)
 	}
@@ -115,7 +113,7 @@ func processBatch(logger klog.Logger, handler ResourceEventHandler, store Store,
 	if !ok {
 		var errs []error
 		for i := range deltas {
-			if err := process(logger, handler, store, deltafifo.Popped{Deltas: deltas[i : i+1], IsInInitialList: isInInitialList}, nil); err != nil {
+			if err := process(logger, handler, store, popped{Deltas: deltas[i : i+1], IsInInitialList: isInInitialList}, nil); err != nil {
 				errs = append(errs, err)
 			}
 		}

@@ -7,8 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
-
-	"github.com/kfanout/fanout/deltafifo"
 )
 
 // benchConfigMaps returns n ConfigMaps in namespace "bench" at resource
@@ -38,7 +36,7 @@ func BenchmarkProcessDeltas(b *testing.B) {
 			store := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, Indexers{})
 			for _, objs := range [][]any{adds, updates} {
 				for _, obj := range objs {
-					if err := process(logger, handler, store, deltafifo.Popped{Deltas: Deltas{{Type: Replaced, Object: obj}}, IsInInitialList: true}, nil); err != nil {
+					if err := process(logger, handler, store, popped{Deltas: Deltas{{Type: Replaced, Object: obj}}, IsInInitialList: true}, nil); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -56,7 +54,7 @@ func BenchmarkProcessDeltas(b *testing.B) {
 					for j := range batch {
 						batch[j] = Delta{Type: Replaced, Object: objs[i+j]}
 					}
-					if err := process(logger, handler, store, deltafifo.Popped{Deltas: batch, Batch: true, IsInInitialList: true}, nil); err != nil {
+					if err := process(logger, handler, store, popped{Deltas: batch, Batch: true, IsInInitialList: true}, nil); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -5,8 +5,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"k8s.io/klog/v2"
-
-	"github.com/kfanout/fanout/deltafifo"
 )
 
 // keyedCase is a store state and a batch or Deltas applied to it.
@@ -82,9 +80,9 @@ func TestProcessKeyedBatchMatchesTransactionPath(t *testing.T) {
 			}
 			plainStore, keyedStoreV := keyedStore(t, tc), keyedStore(t, tc)
 			var plain, keyed siRecorder
-			wantErr := process(klog.Background(), &plain, plainStore, deltafifo.Popped{Deltas: tc.deltas, Batch: true}, nil)
+			wantErr := process(klog.Background(), &plain, plainStore, popped{Deltas: tc.deltas, Batch: true}, nil)
 			var scratch []batchResult
-			gotErr := process(klog.Background(), &keyed, keyedStoreV, deltafifo.Popped{Deltas: tc.deltas, Keys: keys, Batch: true}, &scratch)
+			gotErr := process(klog.Background(), &keyed, keyedStoreV, popped{Deltas: tc.deltas, Keys: keys, Batch: true}, &scratch)
 			require.Equal(t, tc.indexed, wantErr != nil, "the case with index failures must fail, the other not")
 			require.Equal(t, plain.take(), keyed.take())
 			if wantErr == nil {
@@ -109,8 +107,8 @@ func TestProcessKeyedDeltasMatchesProcessDeltas(t *testing.T) {
 			for _, d := range tc.deltas {
 				key, err := DeletionHandlingMetaNamespaceKeyFunc(d.Object)
 				require.NoError(t, err)
-				wantErr := process(klog.Background(), &plain, plainStore, deltafifo.Popped{Deltas: Deltas{d}, IsInInitialList: true}, nil)
-				gotErr := process(klog.Background(), &keyed, keyedStoreV, deltafifo.Popped{Deltas: []Delta{d}, Keys: []string{key}, IsInInitialList: true}, nil)
+				wantErr := process(klog.Background(), &plain, plainStore, popped{Deltas: Deltas{d}, IsInInitialList: true}, nil)
+				gotErr := process(klog.Background(), &keyed, keyedStoreV, popped{Deltas: []Delta{d}, Keys: []string{key}, IsInInitialList: true}, nil)
 				require.Equal(t, wantErr, gotErr)
 			}
 			require.Equal(t, plain.take(), keyed.take())

@@ -6,11 +6,10 @@ import (
 	"reflect"
 	"time"
 
-	"github.com/go-logr/logr"
 	"k8s.io/klog/v2"
 
 	"github.com/kfanout/fanout/internal/informermetrics"
-	"github.com/kfanout/fanout/listener"
+	"github.com/kfanout/fanout/internal/listener"
 )
 
 // minimumResyncPeriod is the shortest resync period a handler can get.
@@ -39,9 +38,12 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 	if s.listerWatcher == nil {
 		return nil, errNilListerWatcher
 	}
-	// What the user chose is checked before anything changes for the
-	// registration; the listener.Binding is computed below.
-	if err := options.validate(s.listenerEngine); err != nil {
+	// What the user chose is translated once and validated once, before
+	// anything changes for the registration; the listener.Binding is
+	// computed below.
+	logger := handlerLogger(options)
+	opts := options.listenerOptions(s.listenerEngine, logger)
+	if err := validate(&opts); err != nil {
 		return nil, err
 	}
 	s.startedLock.Lock()
@@ -50,7 +52,6 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 		return nil, fmt.Errorf("handler %v was not added to shared informer because it has stopped already", handler)
 	}
 
-	logger := handlerLogger(options)
 	resync := s.defaultEventHandlerResyncPeriod
 	if options.ResyncPeriod != nil {
 		resync = *options.ResyncPeriod
@@ -77,7 +78,7 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 		ResyncPeriod:          listener.DetermineResyncPeriod(logger, resync, s.resyncCheckPeriod),
 		Metrics:               informermetrics.ListenerProvider(s.listenerMetrics),
 		MetricsInformer:       s.metricsName,
-	}, options.listenerOptions(s.listenerEngine, logger))
+	}, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -91,18 +92,19 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 	return l, nil
 }
 
-// Validate reports whether AddEventHandlerWithOptions would accept o: the
-// overload options (MaxPending, Workers, Overflow) and the log thresholds.
-// It is checked before anything changes for a registration; a wrapper
-// that registers the handler later (on several informers, say) can call
-// it first.
+// Validate reports whether AddEventHandlerWithOptions would accept o, with
+// the error it would return: the overload options (MaxPending, Workers,
+// Overflow) and the log thresholds. It is checked before anything changes
+// for a registration; a wrapper that registers the handler later (on
+// several informers, say) can call it first.
 func (o *HandlerOptions) Validate() error {
-	return o.validate(listener.EngineDirect)
+	opts := o.listenerOptions(listener.EngineDirect, klog.Logger{})
+	return validate(&opts)
 }
 
-// validate checks o as the listener of engine would take it.
-func (o *HandlerOptions) validate(engine ListenerEngine) error {
-	opts := o.listenerOptions(engine, klog.Logger{})
+// validate checks the listener options of a registration, with the error
+// AddEventHandlerWithOptions returns.
+func validate(opts *listener.Options) error {
 	if err := opts.Validate(); err != nil {
 		return fmt.Errorf("invalid handler options: %w", err)
 	}
@@ -123,21 +125,6 @@ func (o *HandlerOptions) listenerOptions(engine ListenerEngine, logger klog.Logg
 		SlowHandlerThreshold:  o.SlowHandlerThreshold,
 		KeyFunc:               DeletionHandlingMetaNamespaceKeyFunc,
 	}
-}
-
-// handlerLogger is the logger of a handler added with options: the one
-// options.Logger points to, klog.Background() if it is nil. A logger
-// without sink, such as logr.Discard(), is kept silent as in client-go:
-// it becomes one whose sink drops everything, because the listener takes
-// a zero Logger for unset.
-func handlerLogger(options HandlerOptions) klog.Logger {
-	if options.Logger == nil {
-		return klog.Background()
-	}
-	if options.Logger.GetSink() == nil {
-		return logr.New(discardSink{})
-	}
-	return *options.Logger
 }
 
 // isNilHandler reports a handler that would panic at its first delivery:

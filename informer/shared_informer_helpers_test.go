@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kfanout/fanout/internal/fakelw"
+
+	"github.com/kfanout/fanout/internal/testutil"
 )
 
 // siPod returns a pod in namespace "ns" with a label.
@@ -75,16 +77,7 @@ func (r *siRecorder) take() []string {
 // Run to return.
 func siRun(t *testing.T, inf SharedIndexInformer) (stop func()) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		inf.RunWithContext(ctx)
-	}()
-	return func() {
-		cancel()
-		<-done
-	}
+	return testutil.Start(context.Background(), inf.RunWithContext)
 }
 
 // siSetup returns a source with pods a and b, and an informer on it.

@@ -13,9 +13,8 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
-	"github.com/kfanout/fanout/deltafifo"
 	"github.com/kfanout/fanout/internal/features"
-	"github.com/kfanout/fanout/listener"
+	"github.com/kfanout/fanout/internal/listener"
 )
 
 // errNilListerWatcher is reported for an informer built without a source.
@@ -167,7 +166,7 @@ func (s *sharedIndexInformer) start(logger klog.Logger) bool {
 	// Every popped item is written to the store, and its listeners fixed,
 	// under the hub's delta lock; the handoffs that may wait are finished
 	// after it is released.
-	processItem := func(p deltafifo.Popped) error {
+	processItem := func(p popped) error {
 		if !storeKeys {
 			p.Keys = nil
 		}
@@ -274,7 +273,8 @@ func (s *sharedIndexInformer) SetTransform(handler TransformFunc) error {
 }
 
 // informerController is what GetController returns: the informer seen as a
-// Controller that is run through the informer, not through it.
+// Controller. Its Run methods do nothing, since the informer's own Run
+// runs the controller; the other methods report the informer's state.
 type informerController struct{ s *sharedIndexInformer }
 
 func (informerController) RunWithContext(context.Context)  {}

@@ -60,7 +60,7 @@ var updateTranscripts = flag.Bool("update-transcripts", false, "rewrite the expe
 // replay follows the cache's map order), then whatever "store" and "synced"
 // printed, in script order.
 func TestTranscripts(t *testing.T) {
-	files, err := filepath.Glob("../testdata/transcripts/*.txt")
+	files, err := filepath.Glob("testdata/transcripts/*.txt")
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	for _, file := range files {

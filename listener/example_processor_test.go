@@ -31,14 +31,14 @@ func (p printer) OnDelete(obj any)      { fmt.Println("delete", obj); p.wg.Done(
 func ExampleProcessor() {
 	up := synced{done: make(chan struct{})}
 	close(up.done)
-	p := listener.NewProcessor(listener.ProcessorOptions{})
+	p := listener.NewProcessor(listener.ProcessorOptions{UpstreamHasSynced: up})
 	var wg sync.WaitGroup
-	l, err := p.NewListener(printer{&wg}, listener.Binding{UpstreamHasSynced: up}, listener.Options{Name: "printer"})
+	l, err := p.NewListener(printer{&wg}, listener.Options{Name: "printer"})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	if _, err := p.AddListener(l); err != nil {
+	if err := p.AddListener(l, nil); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -50,9 +50,9 @@ func ExampleProcessor() {
 	}()
 
 	wg.Add(3)
-	p.Distribute(listener.NewAdd("a", true), false)
-	p.Distribute(listener.NewUpdate("a", "a'"), false)
-	p.Distribute(listener.NewDelete("a'"), false)
+	p.Distribute(listener.NewAdd("a", true))
+	p.Distribute(listener.NewUpdate("a", "a'"))
+	p.Distribute(listener.NewDelete("a'"))
 	wg.Wait()
 	st := l.Stats()
 	fmt.Println(l.Name(), l.Engine(), "delivered", st.Delivered, "pending", st.Pending)

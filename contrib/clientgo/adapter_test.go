@@ -18,6 +18,8 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kfanout/fanout/informer"
+
+	"github.com/kfanout/fanout/internal/testutil"
 )
 
 // The adapter must compile as client-go's interface.
@@ -53,16 +55,7 @@ func (l *callLog) handlerFor() cache.ResourceEventHandler {
 // runInformer runs inf in the current bubble and returns a stop function
 // that waits until Run has returned.
 func runInformer(inf cache.SharedIndexInformer) (stop func()) {
-	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logr.Discard()))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		inf.RunWithContext(ctx)
-	}()
-	return func() {
-		cancel()
-		<-done
-	}
+	return testutil.Start(klog.NewContext(context.Background(), logr.Discard()), inf.RunWithContext)
 }
 
 func TestFanoutInformerRecognisesOnlyFanout(t *testing.T) {

@@ -21,6 +21,10 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/kfanout/fanout/informer"
+
+	"github.com/kfanout/fanout/contrib/sharding/internal/leasetest"
+
+	"github.com/kfanout/fanout/contrib/sharding/internal/ring"
 )
 
 // eventLog is the order in which things happened across replicas.
@@ -92,22 +96,22 @@ func testDrainSlowHandler(t *testing.T, workers int) {
 	const ranges = 8
 	rng := rand.New(rand.NewPCG(5, 6))
 	src := newObjectSource(true, ranges)
-	api := newFakeAPI()
+	api := leasetest.NewAPI()
 	clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
 	log := &eventLog{}
 	rv := 0
 	nextRV := func() string { rv++; return strconv.Itoa(rv) }
 	for i := range 40 {
-		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("cm-%d", i), UID: types.UID(randomUID(rng)), ResourceVersion: nextRV()}}
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("cm-%d", i), UID: types.UID(leasetest.RandomUID(rng)), ResourceVersion: nextRV()}}
 		_, err := src.cs.CoreV1().ConfigMaps("default").Create(ctx, cm, metav1.CreateOptions{})
 		require.NoError(t, err)
 	}
 
-	newReplica := func(id string, h informer.ResourceEventHandler, lw informer.ListerWatcher) (*ShardedInformer, *Coordinator) {
+	newReplica := func(id string, h informer.ResourceEventHandler, lw informer.ListerWatcher) (*ShardedInformer, *ring.Coordinator) {
 		s := NewShardedInformer(lw, &corev1.ConfigMap{}, Options{Clock: clk})
 		_, err := s.AddEventHandlerWithOptions(h, informer.HandlerOptions{Workers: workers})
 		require.NoError(t, err)
-		c, err := NewCoordinator(testConfig(api, clk, id, ranges), s, CoordinatorOptions{})
+		c, err := ring.NewCoordinator(testConfig(api, clk, id, ranges), s, ring.CoordinatorOptions{})
 		require.NoError(t, err)
 		return s, c
 	}
@@ -123,7 +127,7 @@ func testDrainSlowHandler(t *testing.T, workers int) {
 	}
 	b, bc := newReplica("b", &gatedHandler{log: log, who: "b"}, bLW)
 
-	ac.round(ctx, false)
+	ac.Round(ctx, false)
 	synctest.Wait()
 	require.Len(t, a.OwnedRanges(), ranges)
 	require.True(t, a.HasSynced())
@@ -147,22 +151,22 @@ func testDrainSlowHandler(t *testing.T, workers int) {
 	synctest.Wait()
 
 	// b joins; a hands over b's ranges but its handler is behind.
-	bc.round(ctx, false)
+	bc.Round(ctx, false)
 	synctest.Wait()
 	for range 3 {
-		ac.round(ctx, false)
+		ac.Round(ctx, false)
 		synctest.Wait()
-		bc.round(ctx, false)
+		bc.Round(ctx, false)
 		synctest.Wait()
 		clk.Step(2 * time.Second)
 	}
-	moved := Owned("b", []string{"a", "b"}, ranges)
+	moved := ring.Owned("b", []string{"a", "b"}, ranges)
 	require.NotEmpty(t, moved)
 	assert.Len(t, a.OwnedRanges(), ranges-len(moved), "a stopped delivering the moved ranges")
 	assert.Empty(t, b.OwnedRanges(), "b holds nothing while a drains")
 	assert.Equal(t, -1, log.index("b list"), "b did not list while a drains")
 	for _, i := range moved {
-		assert.True(t, ac.claims.Held(i), "a still holds range %d", i)
+		assert.True(t, ac.Claims().Held(i), "a still holds range %d", i)
 	}
 
 	// The handler catches up; then a releases and b lists.
@@ -170,9 +174,9 @@ func testDrainSlowHandler(t *testing.T, workers int) {
 	close(gate)
 	synctest.Wait()
 	for range 2 {
-		ac.round(ctx, false)
+		ac.Round(ctx, false)
 		synctest.Wait()
-		bc.round(ctx, false)
+		bc.Round(ctx, false)
 		synctest.Wait()
 		clk.Step(2 * time.Second)
 	}
@@ -208,7 +212,7 @@ func TestDrainTimeout(t *testing.T) {
 		src := newObjectSource(true, 1)
 		clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
 		for i := range 5 {
-			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("cm-%d", i), UID: types.UID(randomUID(rng)), ResourceVersion: strconv.Itoa(i + 1)}}
+			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("cm-%d", i), UID: types.UID(leasetest.RandomUID(rng)), ResourceVersion: strconv.Itoa(i + 1)}}
 			_, err := src.cs.CoreV1().ConfigMaps("default").Create(ctx, cm, metav1.CreateOptions{})
 			require.NoError(t, err)
 		}
@@ -219,7 +223,7 @@ func TestDrainTimeout(t *testing.T) {
 		s := NewShardedInformer(src.lw(), &corev1.ConfigMap{}, Options{Clock: clk, DrainTimeout: 3 * time.Second})
 		_, err := s.AddEventHandler(h)
 		require.NoError(t, err)
-		rs, _ := Ranges(1)
+		rs, _ := ring.Ranges(1)
 		s.StartRange(ctx, rs[0])
 		synctest.Wait()
 		require.Equal(t, int64(1), h.calls.Load(), "stuck in the first add")

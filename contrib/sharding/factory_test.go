@@ -20,6 +20,8 @@ import (
 
 	"github.com/kfanout/fanout/contrib/clientgo"
 	"github.com/kfanout/fanout/contrib/clientgo/informers"
+
+	"github.com/kfanout/fanout/contrib/sharding/internal/leasetest"
 )
 
 // TestWithShardingFactory runs two replicas' factories with WithSharding
@@ -35,11 +37,11 @@ func TestWithShardingFactory(t *testing.T) {
 		var all []string
 		for i := range 80 {
 			name := fmt.Sprintf("cm-%03d", i)
-			_, err := cs.CoreV1().ConfigMaps("default").Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID(randomUID(rng))}}, metav1.CreateOptions{})
+			_, err := cs.CoreV1().ConfigMaps("default").Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID(leasetest.RandomUID(rng))}}, metav1.CreateOptions{})
 			require.NoError(t, err)
 			all = append(all, name)
 		}
-		api := newFakeAPI()
+		api := leasetest.NewAPI()
 		clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
 		type replica struct {
 			f      informers.SharedInformerFactory

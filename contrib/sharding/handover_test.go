@@ -17,6 +17,10 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/kfanout/fanout/informer"
+
+	"github.com/kfanout/fanout/contrib/sharding/internal/leasetest"
+
+	"github.com/kfanout/fanout/contrib/sharding/internal/ring"
 )
 
 // exclusive checks that no two replicas hold an object at once: a replica
@@ -66,7 +70,7 @@ func TestShardedHandoverEndToEnd(t *testing.T) {
 				ctx := t.Context()
 				rng := rand.New(rand.NewPCG(21, 22))
 				src := newObjectSource(serverSharding, 8)
-				api := newFakeAPI()
+				api := leasetest.NewAPI()
 				clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
 				ex := &exclusive{t: t, owner: map[string]string{}}
 				n := 0
@@ -91,20 +95,20 @@ func TestShardedHandoverEndToEnd(t *testing.T) {
 				}
 				type replica struct {
 					inf   *ShardedInformer
-					coord *Coordinator
+					coord *ring.Coordinator
 				}
 				newReplica := func(id string) replica {
 					s := NewShardedInformer(src.lw(), &corev1.ConfigMap{}, Options{})
 					_, err := s.AddEventHandler(ex.handler(id))
 					require.NoError(t, err)
-					c, err := NewCoordinator(testConfig(api, clk, id, 8), s, CoordinatorOptions{})
+					c, err := ring.NewCoordinator(testConfig(api, clk, id, 8), s, ring.CoordinatorOptions{})
 					require.NoError(t, err)
 					return replica{s, c}
 				}
 				rounds := func(rs ...replica) {
 					for range 3 {
 						for _, r := range rs {
-							r.coord.round(ctx, false)
+							r.coord.Round(ctx, false)
 							synctest.Wait() // informers list, drains finish
 							churn()
 							synctest.Wait()
@@ -140,15 +144,15 @@ func TestShardedHandoverEndToEnd(t *testing.T) {
 				b := newReplica("b")
 				rounds(a, b)
 				checkPartition(a, b)
-				assert.Len(t, b.inf.OwnedRanges(), len(Owned("b", []string{"a", "b"}, 8)))
+				assert.Len(t, b.inf.OwnedRanges(), len(ring.Owned("b", []string{"a", "b"}, 8)))
 
 				// a leaves the ring gracefully: b takes everything.
-				require.NoError(t, a.coord.membership.Leave(ctx))
+				require.NoError(t, a.coord.Membership().Leave(ctx))
 				for range 4 {
-					a.coord.round(ctx, true)
+					a.coord.Round(ctx, true)
 					synctest.Wait()
-					a.coord.round(ctx, true)
-					b.coord.round(ctx, false)
+					a.coord.Round(ctx, true)
+					b.coord.Round(ctx, false)
 					synctest.Wait()
 					churn()
 					synctest.Wait()

@@ -15,6 +15,8 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/kfanout/fanout/informer"
+
+	"github.com/kfanout/fanout/contrib/sharding/internal/ring"
 )
 
 // Options configure a ShardedInformer.
@@ -59,7 +61,7 @@ type Options struct {
 // object of the range (or its deletion), for at most
 // Options.DrainTimeout; meanwhile the indexer still serves the range.
 // Then the handlers are removed, the deletes delivered, and StopRange
-// returns, after which the Coordinator releases the claim, and only then
+// returns, after which the coordinator releases the claim, and only then
 // can the new owner list the range. When the timeout passes, or the claim is lost (a forced stop), what is still
 // pending for the range is dropped. The drain matches objects by
 // namespace/name key and resourceVersion, and costs a map of key to
@@ -121,11 +123,11 @@ type rangeInformer struct {
 
 var (
 	_ informer.SharedIndexInformer = &ShardedInformer{}
-	_ Target                       = &ShardedInformer{}
+	_ ring.Target                  = &ShardedInformer{}
 )
 
 // NewShardedInformer returns a sharded informer of lw's objects, which look
-// like exampleObject. It owns no range until a Coordinator (RunWithContext
+// like exampleObject. It owns no range until the ring's coordinator (RunWithContext
 // with Options.Ring) starts some.
 func NewShardedInformer(lw informer.ListerWatcher, exampleObject runtime.Object, opts Options) *ShardedInformer {
 	key := opts.Key
@@ -134,7 +136,7 @@ func NewShardedInformer(lw informer.ListerWatcher, exampleObject runtime.Object,
 	}
 	metrics := opts.Metrics
 	if metrics == nil {
-		metrics = noMetrics{}
+		metrics = ring.NoMetrics{}
 	}
 	clk := opts.Clock
 	if clk == nil && opts.Ring != nil {
@@ -154,7 +156,7 @@ func NewShardedInformer(lw informer.ListerWatcher, exampleObject runtime.Object,
 
 // RunWithContext takes part in Options.Ring until ctx is done, delivering
 // the ranges the replica owns; on return every range is stopped and handed
-// over (see Coordinator.Run) and no handler is called any more.
+// over (its claims released) and no handler is called any more.
 func (s *ShardedInformer) RunWithContext(ctx context.Context) {
 	if s.opts.Ring == nil {
 		klog.FromContext(ctx).Error(errors.New("Options.Ring is nil"), "Sharded informer cannot run")
@@ -169,7 +171,7 @@ func (s *ShardedInformer) RunWithContext(ctx context.Context) {
 	s.started = true
 	s.mu.Unlock()
 	defer s.stop()
-	c, err := NewCoordinator(*s.opts.Ring, s, CoordinatorOptions{Metrics: s.metrics})
+	c, err := ring.NewCoordinator(*s.opts.Ring, s, ring.CoordinatorOptions{Metrics: s.metrics})
 	if err != nil {
 		klog.FromContext(ctx).Error(err, "Sharded informer cannot run")
 		return
@@ -205,10 +207,11 @@ func (s *ShardedInformer) stop() {
 }
 
 // Wait returns once every goroutine the informer started has returned. Use
-// it after the Coordinator driving the informer has returned.
+// it after the coordinator driving the informer has returned.
 func (s *ShardedInformer) Wait() { s.wg.Wait() }
 
-// StartRange starts range r's informer with every handler registered.
+// StartRange starts range r's informer with every handler registered. It,
+// StopRange and RoundDone are the calls of the ring's coordinator.
 func (s *ShardedInformer) StartRange(ctx context.Context, r Range) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -384,7 +387,7 @@ func (s *ShardedInformer) finishRange(ctx context.Context, ri *rangeInformer) {
 	}
 }
 
-// RoundDone is called by the Coordinator after each round: the owned set
+// RoundDone is called by the coordinator after each round: the owned set
 // is known from the first one on.
 func (s *ShardedInformer) RoundDone() {
 	s.mu.Lock()

@@ -20,6 +20,10 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kfanout/fanout/informer"
+
+	"github.com/kfanout/fanout/contrib/sharding/internal/ring"
+
+	"github.com/kfanout/fanout/contrib/sharding/internal/leasetest"
 )
 
 // objectSource is a fake apiserver for ConfigMaps: client-go's fake
@@ -37,7 +41,7 @@ type objectSource struct {
 
 func newObjectSource(sharding bool, count int) *objectSource {
 	src := &objectSource{cs: fake.NewClientset(), sharding: sharding, ranges: map[string]Range{}}
-	rs, _ := Ranges(count)
+	rs, _ := ring.Ranges(count)
 	for _, r := range rs {
 		src.ranges[r.Selector(KeyUID).String()] = r
 	}
@@ -59,7 +63,7 @@ func (src *objectSource) lw() informer.ListerWatcher {
 			}
 			r := src.ranges[o.ShardSelector]
 			list.Items = slices.DeleteFunc(list.Items, func(cm corev1.ConfigMap) bool {
-				h, _ := HashObject(KeyUID, &cm)
+				h, _ := ring.HashObject(KeyUID, &cm)
 				return !r.Contains(h)
 			})
 			list.ShardInfo = &metav1.ShardInfo{Selector: o.ShardSelector}
@@ -77,7 +81,7 @@ func (src *objectSource) lw() informer.ListerWatcher {
 				if !ok {
 					return e, true
 				}
-				h, _ := HashObject(KeyUID, cm)
+				h, _ := ring.HashObject(KeyUID, cm)
 				return e, r.Contains(h)
 			}), nil
 		},
@@ -86,7 +90,7 @@ func (src *objectSource) lw() informer.ListerWatcher {
 
 func (src *objectSource) create(t *testing.T, rng *rand.Rand, name string) *corev1.ConfigMap {
 	t.Helper()
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID(randomUID(rng))}}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID(leasetest.RandomUID(rng))}}
 	out, err := src.cs.CoreV1().ConfigMaps("default").Create(context.Background(), cm, metav1.CreateOptions{})
 	require.NoError(t, err)
 	return out
@@ -153,7 +157,7 @@ func (r *recorder) names() []string {
 func namesIn(objs []*corev1.ConfigMap, ranges ...Range) []string {
 	var out []string
 	for _, cm := range objs {
-		h, _ := HashObject(KeyUID, cm)
+		h, _ := ring.HashObject(KeyUID, cm)
 		for _, r := range ranges {
 			if r.Contains(h) {
 				out = append(out, cm.Name)
@@ -175,7 +179,7 @@ func storeNames(s informer.Store) []string {
 
 // countingMetrics counts client-side filtering.
 type countingMetrics struct {
-	noMetrics
+	ring.NoMetrics
 	filtered atomic.Int64
 }
 
@@ -203,7 +207,7 @@ func TestShardedInformerServesOwnedRanges(t *testing.T) {
 				rec := newRecorder()
 				reg, err := s.AddEventHandler(rec)
 				require.NoError(t, err)
-				rs, _ := Ranges(8)
+				rs, _ := ring.Ranges(8)
 				owned := []Range{rs[1], rs[3], rs[6]}
 				for _, r := range owned {
 					s.StartRange(ctx, r)
@@ -267,7 +271,7 @@ func TestShardedInformerRangeMoves(t *testing.T) {
 			objs = append(objs, src.create(t, rng, fmt.Sprintf("cm-%d", i)))
 		}
 		s := NewShardedInformer(src.lw(), &corev1.ConfigMap{}, Options{})
-		rs, _ := Ranges(4)
+		rs, _ := ring.Ranges(4)
 		s.StartRange(ctx, rs[0])
 		s.StartRange(ctx, rs[1])
 		s.RoundDone()
@@ -321,7 +325,7 @@ func TestShardedInformerIndexers(t *testing.T) {
 		s := NewShardedInformer(src.lw(), &corev1.ConfigMap{}, Options{Informer: informer.SharedIndexInformerOptions{
 			Indexers: informer.Indexers{informer.NamespaceIndex: informer.MetaNamespaceIndexFunc},
 		}})
-		rs, _ := Ranges(2)
+		rs, _ := ring.Ranges(2)
 		s.StartRange(ctx, rs[1])
 		s.RoundDone()
 		synctest.Wait()
@@ -354,18 +358,18 @@ func TestShardedInformerNamespaceKey(t *testing.T) {
 		rng := rand.New(rand.NewPCG(17, 18))
 		src := newObjectSource(false, 4)
 		want := map[string]bool{}
-		rs, _ := Ranges(4)
+		rs, _ := ring.Ranges(4)
 		var namespaces []string
 		for range 12 {
-			namespaces = append(namespaces, "team-"+randomUID(rng)[:8])
+			namespaces = append(namespaces, "team-"+leasetest.RandomUID(rng)[:8])
 		}
-		owned := rs[RangeIndex(Hash(namespaces[0]), 4)]
+		owned := rs[ring.RangeIndex(ring.Hash(namespaces[0]), 4)]
 		for i := range 60 {
 			ns := namespaces[i%12]
-			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("cm-%d", i), UID: types.UID(randomUID(rng))}}
+			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("cm-%d", i), UID: types.UID(leasetest.RandomUID(rng))}}
 			_, err := src.cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{})
 			require.NoError(t, err)
-			if owned.Contains(Hash(ns)) {
+			if owned.Contains(ring.Hash(ns)) {
 				want[ns+"/"+cm.Name] = true
 			}
 		}

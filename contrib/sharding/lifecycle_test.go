@@ -14,6 +14,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kfanout/fanout/informer"
+
+	"github.com/kfanout/fanout/contrib/sharding/internal/ring"
 )
 
 // TestShardedSyncStatus: before the first round the sharded informer
@@ -34,7 +36,7 @@ func TestShardedSyncStatus(t *testing.T) {
 		reg, err := s.AddEventHandlerWithOptions(informer.ResourceEventHandlerFuncs{AddFunc: func(any) { <-release }},
 			informer.HandlerOptions{Name: "slow"})
 		require.NoError(t, err)
-		rs, _ := Ranges(4)
+		rs, _ := ring.Ranges(4)
 		s.StartRange(ctx, rs[2])
 		synctest.Wait()
 		assert.Equal(t, informer.SyncWaitingForShards, s.SyncStatus().State)
@@ -70,7 +72,7 @@ func TestShardedWaitForResourceVersion(t *testing.T) {
 		s := NewShardedInformer(src.lw(), &corev1.ConfigMap{}, Options{})
 		assert.ErrorIs(t, s.WaitForResourceVersion(ctx, "x"), informer.ErrInvalidResourceVersion)
 		require.NoError(t, s.WaitForResourceVersion(ctx, "5"), "no range owned: nothing to wait for")
-		rs, _ := Ranges(2)
+		rs, _ := ring.Ranges(2)
 		for _, r := range rs {
 			s.StartRange(ctx, r)
 		}

@@ -21,6 +21,8 @@ import (
 
 	"github.com/kfanout/fanout/contrib/clientgo"
 	"github.com/kfanout/fanout/informer"
+
+	"github.com/kfanout/fanout/contrib/sharding/internal/leasetest"
 )
 
 // TestNewInformerFuncPartitions builds two replicas' ConfigMap informers
@@ -36,7 +38,7 @@ func TestNewInformerFuncPartitions(t *testing.T) {
 		for i := range 120 {
 			src.create(t, rng, fmt.Sprintf("cm-%03d", i))
 		}
-		api := newFakeAPI()
+		api := leasetest.NewAPI()
 		clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
 		type replica struct {
 			inf    toolscache.SharedIndexInformer

@@ -194,7 +194,7 @@ func (s *ShardedInformer) AddEventHandlerWithOptions(handler informer.ResourceEv
 		return nil, errors.New("sharding: nil ListerWatcher")
 	}
 	// Fail early on options a range informer would refuse.
-	if err := validateOptions(options); err != nil {
+	if err := options.Validate(); err != nil {
 		return nil, err
 	}
 	reg := &registration{s: s, opts: options, synced: newDoneChecker("handler " + options.Name), shutdown: make(chan struct{})}
@@ -212,14 +212,6 @@ func (s *ShardedInformer) AddEventHandlerWithOptions(handler informer.ResourceEv
 		s.addToRangeLocked(ri.ctx, ri, reg)
 	}
 	return reg, nil
-}
-
-// validateOptions checks options against a throwaway informer that never
-// runs.
-func validateOptions(options informer.HandlerOptions) error {
-	probe := informer.NewSharedIndexInformer(&informer.ListWatch{}, nil, 0, nil)
-	_, err := probe.AddEventHandlerWithOptions(informer.ResourceEventHandlerFuncs{}, options)
-	return err
 }
 
 // RemoveEventHandler removes a registration from every range; what it had

@@ -14,6 +14,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kfanout/fanout/informer"
+
+	"github.com/kfanout/fanout/contrib/sharding/internal/ring"
 )
 
 // selfStopper is a handler that shuts its own registration down from
@@ -87,7 +89,7 @@ func TestShutDownEventHandlerFromOwnHandler(t *testing.T) {
 					src.create(t, rng, fmt.Sprintf("cm-%d", i))
 				}
 				s := NewShardedInformer(src.lw(), &corev1.ConfigMap{}, Options{})
-				rs, _ := Ranges(4)
+				rs, _ := ring.Ranges(4)
 				for _, r := range rs {
 					s.StartRange(ctx, r)
 				}

@@ -46,8 +46,8 @@ func main() {
 
 // run runs the demo, writing its report to w.
 func run(w io.Writer) error {
-	p := listener.NewProcessor(listener.ProcessorOptions{})
 	synced := newUpstream("demo source")
+	p := listener.NewProcessor(listener.ProcessorOptions{UpstreamHasSynced: synced})
 
 	fast := newHandler("fast")
 	fast.ack = make(chan struct{})
@@ -57,11 +57,11 @@ func run(w io.Writer) error {
 	late := newHandler("late")
 	late.ack = make(chan struct{})
 
-	lFast, err := addListener(p, fast, synced)
+	lFast, err := addListener(p, fast, nil)
 	if err != nil {
 		return err
 	}
-	lSlow, err := addListener(p, slow, synced)
+	lSlow, err := addListener(p, slow, nil)
 	if err != nil {
 		return err
 	}
@@ -82,12 +82,12 @@ func run(w io.Writer) error {
 	distributed := 0
 	for i := range numEvents {
 		if i == lateJoinsAt {
-			if lLate, err = joinLate(p, late, synced, src); err != nil {
+			if lLate, err = joinLate(p, late, src); err != nil {
 				return err
 			}
 		}
 		n := src.next(i < initialList)
-		p.Distribute(n, false)
+		p.Distribute(n)
 		distributed++
 		<-fast.ack // pace the source on the fast handler
 		if lLate != nil {
@@ -126,27 +126,30 @@ func run(w io.Writer) error {
 	return nil
 }
 
-func addListener(p *listener.Processor, h *handler, synced *upstream) (*listener.Listener, error) {
-	l, err := p.NewListener(h, listener.Binding{UpstreamHasSynced: synced}, listener.Options{Name: h.name})
+// addListener adds a listener for h, which first gets each object current
+// returns as an initial-list add.
+func addListener(p *listener.Processor, h *handler, current func() []any) (*listener.Listener, error) {
+	l, err := p.NewListener(h, listener.Options{Name: h.name})
 	if err != nil {
 		return nil, err
 	}
-	_, err = p.AddListener(l)
-	return l, err
+	return l, p.AddListener(l, current)
 }
 
 // joinLate adds a handler to the running processor the way the shared
-// informer does: add, replay the current state, then start the sync watch.
-func joinLate(p *listener.Processor, h *handler, synced *upstream, src *source) (*listener.Listener, error) {
-	l, err := addListener(p, h, synced)
+// informer does: it gets the current state replayed, then the live events.
+func joinLate(p *listener.Processor, h *handler, src *source) (*listener.Listener, error) {
+	var state []any
+	for _, key := range slices.Sorted(maps.Keys(src.state)) {
+		state = append(state, src.state[key])
+	}
+	l, err := addListener(p, h, func() []any { return state })
 	if err != nil {
 		return nil, err
 	}
-	for _, key := range slices.Sorted(maps.Keys(src.state)) {
-		l.Add(listener.NewAdd(src.state[key], true))
+	for range state {
 		<-h.ack
 	}
-	p.StartWatchSynced(l)
 	return l, nil
 }
 

@@ -7,6 +7,8 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
+
+	"github.com/kfanout/fanout/internal/testutil"
 )
 
 // callLog records handler calls as strings.
@@ -30,14 +32,5 @@ func (l *callLog) get() []string {
 // runInformer runs inf in the current bubble and returns a stop function
 // that waits until Run has returned.
 func runInformer(inf cache.SharedIndexInformer) (stop func()) {
-	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logr.Discard()))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		inf.RunWithContext(ctx)
-	}()
-	return func() {
-		cancel()
-		<-done
-	}
+	return testutil.Start(klog.NewContext(context.Background(), logr.Discard()), inf.RunWithContext)
 }
