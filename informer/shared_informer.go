@@ -201,6 +201,10 @@ type SharedIndexInformerOptions struct {
 	// provider set with SetListenerMetricsProvider, by default a no-op
 	// that costs nothing.
 	ListenerMetricsProvider ListenerMetricsProvider
+	// ListScope is what the informer lists and watches on top of what the
+	// ListerWatcher selects (namespaces, a tweak of every request's
+	// options); SetListOptions replaces it while the informer runs.
+	ListScope ListScope
 }
 
 // NewSharedInformer returns a SharedInformer for lw's objects, which look
