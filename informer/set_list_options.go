@@ -214,4 +214,3 @@ func (sc *listScope) probe(ctx context.Context, lw ListerWatcherWithContext, sto
 	}
 	return nil
 }
-

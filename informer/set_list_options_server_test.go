@@ -84,6 +84,13 @@ func (s *selServer) record(c selChange) {
 	}
 }
 
+// setRefuse sets refuse.
+func (s *selServer) setRefuse(f func(metav1.ListOptions) error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refuse = f
+}
+
 // selector is a request's selection.
 type selector struct {
 	labels labels.Selector
@@ -91,10 +98,15 @@ type selector struct {
 }
 
 func (s *selServer) selectorOf(options metav1.ListOptions) (selector, error) {
-	if s.refuse != nil {
-		if err := s.refuse(options); err != nil {
-			return selector{}, err
-		}
+	s.mu.Lock()
+	refuse := s.refuse
+	var err error
+	if refuse != nil {
+		err = refuse(options)
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return selector{}, err
 	}
 	l, err := labels.Parse(options.LabelSelector)
 	if err != nil {
