@@ -23,6 +23,10 @@ type FanoutInformer interface {
 	// WaitForResourceVersion waits until the cache has applied
 	// resourceVersion or a newer one (read-your-writes), or ctx ends.
 	WaitForResourceVersion(ctx context.Context, resourceVersion string) error
+	// SetListOptions replaces the informer's ListScope (namespaces and
+	// the tweak of its list and watch options) while it runs: objects
+	// leaving the selection are deleted, objects entering it added.
+	SetListOptions(ctx context.Context, scope ListScope) error
 }
 
 var _ FanoutInformer = (*sharedIndexInformer)(nil)
@@ -40,4 +44,9 @@ func (s typedFanoutInformer[T]) SyncStatus() SyncStatus { return s.fanout.SyncSt
 // WaitForResourceVersion is the wrapped informer's.
 func (s typedFanoutInformer[T]) WaitForResourceVersion(ctx context.Context, resourceVersion string) error {
 	return s.fanout.WaitForResourceVersion(ctx, resourceVersion)
+}
+
+// SetListOptions is the wrapped informer's.
+func (s typedFanoutInformer[T]) SetListOptions(ctx context.Context, scope ListScope) error {
+	return s.fanout.SetListOptions(ctx, scope)
 }

@@ -35,17 +35,6 @@ type ListScope struct {
 	Tweak func(*metav1.ListOptions)
 }
 
-// ListOptionsSetter is implemented by fanout's informers (the shared
-// informer of this package and contrib/sharding's ShardedInformer), whose
-// list options can change while they run. Reach it from a
-// SharedIndexInformer with a type assertion, or from client-go's
-// interface through contrib/clientgo's FanoutInformer.
-type ListOptionsSetter interface {
-	// SetListOptions replaces the informer's ListScope. See the shared
-	// informer's SetListOptions for what handlers and the store see.
-	SetListOptions(ctx context.Context, scope ListScope) error
-}
-
 // ErrInvalidListScope is wrapped by the error SetListOptions returns for a
 // scope that cannot be used: a selector that does not parse, a namespace
 // that is not a valid name, or namespaces for a cluster-scoped resource.
@@ -53,8 +42,6 @@ var ErrInvalidListScope = errors.New("informer: invalid list scope")
 
 // errInformerStopped is SetListOptions' error on a stopped informer.
 var errInformerStopped = errors.New("informer: SetListOptions: the informer has stopped")
-
-var _ ListOptionsSetter = (*sharedIndexInformer)(nil)
 
 // SetListOptions replaces the informer's ListScope (its namespaces and the
 // tweak of its list and watch options, initially
