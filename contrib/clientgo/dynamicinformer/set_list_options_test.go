@@ -3,6 +3,7 @@ package dynamicinformer
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,6 +34,7 @@ func TestSetListOptionsReplacesTheFactoryTweak(t *testing.T) {
 	appY := informer.ListScope{Tweak: func(o *metav1.ListOptions) { o.LabelSelector = "app=y" }}
 	require.NoError(t, fi.SetListOptions(context.Background(), appY))
 	require.Equal(t, []string{"delete ns-a/x1", "add ns-a/y1 initial=false"}, events.Next(t, 2))
+	require.Eventually(t, func() bool { return len(rec.Calls()) >= 5 }, 10*time.Second, time.Millisecond)
 	require.Equal(t, []string{
 		`list configmaps ns="ns-a" labels="app=y"`, // the check
 		`list configmaps ns="ns-a" labels="app=y"`,

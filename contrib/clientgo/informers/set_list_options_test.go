@@ -3,6 +3,7 @@ package informers_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -41,6 +42,7 @@ func TestSetListOptionsReplacesTheFactoryTweak(t *testing.T) {
 	appY := informer.ListScope{Tweak: func(o *metav1.ListOptions) { o.LabelSelector = "app=y" }}
 	require.NoError(t, fi.SetListOptions(context.Background(), appY))
 	require.Equal(t, []string{"delete a/x1", "add a/y1 initial=false"}, events.Next(t, 2))
+	require.Eventually(t, func() bool { return len(rec.Calls()) >= 5 }, 10*time.Second, time.Millisecond)
 	require.Equal(t, []string{
 		`list pods ns="a" labels="app=y"`, // the check
 		`list pods ns="a" labels="app=y"`,
