@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/kfanout/fanout/internal/listprobe"
 )
 
 // ListScope is what an informer lists and watches, on top of what its
@@ -179,7 +181,7 @@ func (sc *listScope) selects(obj any) bool {
 func (sc *listScope) probe(ctx context.Context, lw ListerWatcherWithContext, store Store) error {
 	options := metav1.ListOptions{Limit: 1}
 	sc.apply(&options)
-	list, err := lw.ListWithContext(ctx, options)
+	list, err := lw.ListWithContext(listprobe.With(ctx), options)
 	if err != nil {
 		return fmt.Errorf("informer: SetListOptions: a list with the new options failed, nothing changed: %w", err)
 	}
