@@ -58,6 +58,7 @@ func TestSetListOptionsDelivers(t *testing.T) {
 		synctest.Wait()
 		require.Equal(t, start, time.Now(), "the relist starts without backoff")
 		require.Equal(t, lists+2, srv.lists, "one probe, one relist")
+		require.Equal(t, 1, srv.openWatches(), "the old watch was stopped")
 		require.ElementsMatch(t, []string{
 			"delete tombstone(b/p3,b/p3@3[red])",
 			"add a/p2@2[blue] initial=false",
