@@ -1,19 +1,15 @@
 package informers_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 
-	"github.com/kfanout/fanout/contrib/clientgo"
 	"github.com/kfanout/fanout/contrib/clientgo/informers"
 	"github.com/kfanout/fanout/contrib/clientgo/internal/gvrtest"
-	"github.com/kfanout/fanout/informer"
 )
 
 // TestSetListOptionsReplacesTheFactoryTweak switches a typed factory's
@@ -37,15 +33,5 @@ func TestSetListOptionsReplacesTheFactoryTweak(t *testing.T) {
 	require.Equal(t, []string{"add a/x1 initial=true"}, events.Next(t, 1))
 	<-rec.Watching
 
-	fi, ok := clientgo.FanoutInformer(inf)
-	require.True(t, ok)
-	appY := informer.ListScope{Tweak: func(o *metav1.ListOptions) { o.LabelSelector = "app=y" }}
-	require.NoError(t, fi.SetListOptions(context.Background(), appY))
-	require.Equal(t, []string{"delete a/x1", "add a/y1 initial=false"}, events.Next(t, 2))
-	require.Eventually(t, func() bool { return len(rec.Calls()) >= 5 }, 10*time.Second, time.Millisecond)
-	require.Equal(t, []string{
-		`list pods ns="a" labels="app=y"`, // the check
-		`list pods ns="a" labels="app=y"`,
-		`watch pods ns="a" labels="app=y"`,
-	}, rec.Calls()[2:5])
+	gvrtest.CheckTweakReplaced(t, inf, rec, events, "pods", "a", "a/x1", "a/y1")
 }

@@ -1,16 +1,12 @@
 package metadatainformer
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kfanout/fanout/contrib/clientgo"
 	"github.com/kfanout/fanout/contrib/clientgo/internal/gvrtest"
-	"github.com/kfanout/fanout/informer"
 )
 
 // TestSetListOptionsReplacesTheFactoryTweak switches a factory informer
@@ -29,15 +25,5 @@ func TestSetListOptionsReplacesTheFactoryTweak(t *testing.T) {
 	require.Equal(t, []string{"add ns-a/x1 initial=true"}, events.Next(t, 1))
 	<-rec.Watching
 
-	fi, ok := clientgo.FanoutInformer(gi.Informer())
-	require.True(t, ok)
-	appY := informer.ListScope{Tweak: func(o *metav1.ListOptions) { o.LabelSelector = "app=y" }}
-	require.NoError(t, fi.SetListOptions(context.Background(), appY))
-	require.Equal(t, []string{"delete ns-a/x1", "add ns-a/y1 initial=false"}, events.Next(t, 2))
-	require.Eventually(t, func() bool { return len(rec.Calls()) >= 5 }, 10*time.Second, time.Millisecond)
-	require.Equal(t, []string{
-		`list deployments ns="ns-a" labels="app=y"`, // the check
-		`list deployments ns="ns-a" labels="app=y"`,
-		`watch deployments ns="ns-a" labels="app=y"`,
-	}, rec.Calls()[2:5])
+	gvrtest.CheckTweakReplaced(t, gi.Informer(), rec, events, "deployments", "ns-a", "ns-a/x1", "ns-a/y1")
 }
