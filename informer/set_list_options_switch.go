@@ -326,3 +326,19 @@ func (r *Reflector) replaceStore(items []any, resourceVersion string) error {
 	}
 	return err
 }
+
+// switchAttempts sets the failed-list figures of a synced informer's
+// status during a switch, from its reflector.
+func (s *sharedIndexInformer) switchAttempts(st *SyncStatus, ctl *controller) {
+	if ctl == nil {
+		return
+	}
+	ctl.mu.RLock()
+	r := ctl.reflector
+	ctl.mu.RUnlock()
+	if r == nil {
+		return
+	}
+	f := r.fill.snapshot()
+	st.Attempts, st.LastError, st.LastErrorTime, st.NextRetry = f.attempts, f.lastErr, f.lastErrAt, f.nextRetry
+}

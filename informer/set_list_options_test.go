@@ -17,7 +17,7 @@ import (
 
 // switchFixture is an informer on a selServer with pods a/p1 (red), a/p2
 // (blue), b/p3 (red) and a recorder, synced.
-func switchFixture(t *testing.T, inOrder bool, scope ListScope) (*selServer, *sharedIndexInformer, *siRecorder, func()) {
+func switchFixture(t *testing.T, inOrder bool, scope ListScope) (*selServer, *sharedIndexInformer, *siRecorder, ResourceEventHandlerRegistration, func()) {
 	t.Helper()
 	srv := newSelServer(false)
 	srv.put("a", "p1", map[string]string{"l": "red"})
@@ -25,12 +25,12 @@ func switchFixture(t *testing.T, inOrder bool, scope ListScope) (*selServer, *sh
 	srv.put("b", "p3", map[string]string{"l": "red"})
 	inf := newSharedIndexInformer(srv, &corev1.Pod{}, SharedIndexInformerOptions{InOrder: queueOption(inOrder), ListScope: scope}, nil)
 	rec := &siRecorder{}
-	_, err := inf.AddEventHandler(rec)
+	reg, err := inf.AddEventHandler(rec)
 	require.NoError(t, err)
 	stop := siRun(t, inf)
 	synctest.Wait()
 	require.True(t, inf.HasSynced())
-	return srv, inf, rec, stop
+	return srv, inf, rec, reg, stop
 }
 
 func label(sel string) ListScope { return labelScope(sel) }
@@ -42,7 +42,7 @@ func label(sel string) ListScope { return labelScope(sel) }
 // backoff, and HasSynced stays true throughout.
 func TestSetListOptionsDelivers(t *testing.T) {
 	inBubble(t, func(t *testing.T, inOrder bool) {
-		srv, inf, rec, stop := switchFixture(t, inOrder, label("l=red"))
+		srv, inf, rec, _, stop := switchFixture(t, inOrder, label("l=red"))
 		defer stop()
 		require.ElementsMatch(t, []string{"add a/p1@1[red] initial=true", "add b/p3@3[red] initial=true"}, rec.take())
 
@@ -80,7 +80,7 @@ func TestSetListOptionsDelivers(t *testing.T) {
 // relist is delivered as an update.
 func TestSetListOptionsChangedObjectIsUpdated(t *testing.T) {
 	inBubble(t, func(t *testing.T, inOrder bool) {
-		srv, inf, rec, stop := switchFixture(t, inOrder, label("l=red"))
+		srv, inf, rec, _, stop := switchFixture(t, inOrder, label("l=red"))
 		defer stop()
 		rec.take()
 		// A change the watch does not see (not in the history), which
@@ -101,7 +101,7 @@ func TestSetListOptionsChangedObjectIsUpdated(t *testing.T) {
 // the old selection; once the list succeeds the switch completes.
 func TestSetListOptionsSwitchingStatus(t *testing.T) {
 	inBubble(t, func(t *testing.T, inOrder bool) {
-		srv, inf, rec, stop := switchFixture(t, inOrder, label("l=red"))
+		srv, inf, rec, reg, stop := switchFixture(t, inOrder, label("l=red"))
 		defer stop()
 		rec.take()
 		probed := false // guarded by srv.mu, under which refuse runs
@@ -123,7 +123,11 @@ func TestSetListOptionsSwitchingStatus(t *testing.T) {
 		require.True(t, st.Switching)
 		require.Equal(t, start, st.SwitchingSince)
 		require.Contains(t, st.String(), "switching to new list options")
+		require.Positive(t, st.Attempts)
+		require.True(t, apierrors.IsServiceUnavailable(st.LastError), "%v", st.LastError)
+		require.Contains(t, st.String(), "failed attempts")
 		require.True(t, inf.HasSynced())
+		require.True(t, reg.HasSynced(), "a registration stays synced too")
 		require.ElementsMatch(t, []string{"a/p1", "b/p3"}, inf.GetStore().ListKeys(), "the old selection is served")
 		require.Empty(t, rec.take())
 
@@ -145,7 +149,7 @@ func TestSetListOptionsSwitchingStatus(t *testing.T) {
 // selection afterwards.
 func TestSetListOptionsBadInput(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv, inf, rec, stop := switchFixture(t, true, label("l=red"))
+		srv, inf, rec, _, stop := switchFixture(t, true, label("l=red"))
 		defer stop()
 		rec.take()
 		lists, watches := srv.lists, srv.watchers
@@ -323,4 +327,24 @@ func stringsJoin(s []string) string {
 		out += x
 	}
 	return out
+}
+
+// TestSetListOptionsThroughTypedInformer reaches SetListOptions through a
+// typed informer's FanoutInformer.
+func TestSetListOptionsThroughTypedInformer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, inf, rec, _, stop := switchFixture(t, true, label("l=red"))
+		defer stop()
+		rec.take()
+		typed, ok := NewTypedSharedIndexInformer[*corev1.Pod](inf).(FanoutInformer)
+		require.True(t, ok)
+		require.NoError(t, typed.SetListOptions(context.Background(), label("l=blue")))
+		synctest.Wait()
+		require.ElementsMatch(t, []string{
+			"delete tombstone(a/p1,a/p1@1[red])",
+			"delete tombstone(b/p3,b/p3@3[red])",
+			"add a/p2@2[blue] initial=false",
+		}, rec.take())
+		require.Equal(t, map[string]string{"a/p2": "2"}, storeView(inf.GetStore()))
+	})
 }

@@ -83,7 +83,9 @@ type SyncStatus struct {
 	// Switching is true (in any State, usually SyncSynced) while a change
 	// of list options made by SetListOptions, asked for at SwitchingSince,
 	// has not yet been applied to the cache: the cache still serves the
-	// previous selection, and HasSynced stays true.
+	// previous selection, and HasSynced stays true. Attempts, LastError,
+	// LastErrorTime and NextRetry then tell about the lists with the new
+	// options that failed.
 	Switching      bool
 	SwitchingSince time.Time
 	// Registration is the handle of the registration this status is about;
@@ -158,7 +160,7 @@ func (s SyncStatus) describe(b *strings.Builder, now time.Time) {
 	if s.Switching {
 		fmt.Fprintf(b, "; switching to new list options for %v", roundAge(now.Sub(s.SwitchingSince)))
 	}
-	if s.Attempts > 0 && s.LastError != nil && (s.State == SyncListing || s.State == SyncListFailing) {
+	if s.Attempts > 0 && s.LastError != nil && (s.State == SyncListing || s.State == SyncListFailing || s.Switching) {
 		fmt.Fprintf(b, " (%d failed attempts, last error %v ago: %v", s.Attempts, roundAge(now.Sub(s.LastErrorTime)), s.LastError)
 		if !s.NextRetry.IsZero() {
 			fmt.Fprintf(b, "; next attempt in %v", roundAge(s.NextRetry.Sub(now)))
@@ -212,6 +214,9 @@ func (s *sharedIndexInformer) SyncStatus() SyncStatus {
 	switch {
 	case s.HasSynced():
 		st.State = SyncSynced
+		if st.Switching {
+			s.switchAttempts(&st, ctl)
+		}
 	case !started:
 		st.State = SyncNotStarted
 	case stopped:
