@@ -117,19 +117,12 @@ type listScope struct {
 
 // newListScope checks scope and returns it ready to use.
 func newListScope(scope ListScope) (*listScope, error) {
-	sc := &listScope{tweak: scope.Tweak}
 	for _, ns := range scope.Namespaces {
 		if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
 			return nil, fmt.Errorf("%w: namespace %q: %s", ErrInvalidListScope, ns, strings.Join(errs, "; "))
 		}
-		if sc.namespaces == nil {
-			sc.namespaces = map[string]struct{}{}
-		}
-		sc.namespaces[ns] = struct{}{}
 	}
-	if len(sc.namespaces) == 1 {
-		sc.single = scope.Namespaces[0]
-	}
+	sc := uncheckedListScope(scope)
 	var probe metav1.ListOptions
 	sc.apply(&probe)
 	if _, err := labels.Parse(probe.LabelSelector); err != nil {
@@ -139,6 +132,21 @@ func newListScope(scope ListScope) (*listScope, error) {
 		return nil, fmt.Errorf("%w: field selector %q: %w", ErrInvalidListScope, probe.FieldSelector, err)
 	}
 	return sc, nil
+}
+
+// uncheckedListScope returns scope ready to use, unchecked.
+func uncheckedListScope(scope ListScope) *listScope {
+	sc := &listScope{tweak: scope.Tweak}
+	for _, ns := range scope.Namespaces {
+		if sc.namespaces == nil {
+			sc.namespaces = map[string]struct{}{}
+		}
+		sc.namespaces[ns] = struct{}{}
+	}
+	if len(sc.namespaces) == 1 {
+		sc.single = scope.Namespaces[0]
+	}
+	return sc
 }
 
 // apply edits the options of one request: the tweak, then the namespace

@@ -35,6 +35,9 @@ type selServer struct {
 	// refuse, if set, fails every list and watch whose options it returns
 	// an error for.
 	refuse func(metav1.ListOptions) error
+	// onList, if set, is called at the start of every list, without the
+	// lock.
+	onList func()
 }
 
 type selChange struct {
@@ -171,6 +174,9 @@ func (s *selServer) Watch(options metav1.ListOptions) (watch.Interface, error) {
 // ListWithContext lists the selected pods at the current resourceVersion,
 // in one page.
 func (s *selServer) ListWithContext(_ context.Context, options metav1.ListOptions) (runtime.Object, error) {
+	if s.onList != nil {
+		s.onList()
+	}
 	sel, err := s.selectorOf(options)
 	if err != nil {
 		return nil, err

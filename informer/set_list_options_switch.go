@@ -63,13 +63,10 @@ type listSwitch struct {
 }
 
 // newListSwitch returns the switch of an informer whose initial scope is
-// initial. A scope that does not check out is kept as it is, and the first
-// list reports the server's error.
+// initial. It is not checked: the server refuses what it cannot serve, and
+// SyncStatus shows the lists failing.
 func newListSwitch(initial ListScope) *listSwitch {
-	sc, err := newListScope(initial)
-	if err != nil {
-		sc = &listScope{tweak: initial.Tweak}
-	}
+	sc := uncheckedListScope(initial)
 	sc.gen = 1
 	return &listSwitch{latest: sc}
 }
@@ -88,11 +85,14 @@ func (sw *listSwitch) set(sc *listScope, started bool, now time.Time) {
 	was := sw.switchingLocked()
 	sc.gen = sw.latest.gen + 1
 	sw.latest = sc
-	if !started || sw.replaced == 0 {
+	if !started {
 		return // the first list will use sc
 	}
 	if !was {
 		sw.since = now
+	}
+	if sw.replaced == 0 {
+		return // the watch that follows the first list ends at once
 	}
 	if sw.cancel != nil {
 		sw.cancel(errRelistRequested)

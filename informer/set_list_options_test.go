@@ -3,6 +3,7 @@ package informer
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -346,5 +347,42 @@ func TestSetListOptionsThroughTypedInformer(t *testing.T) {
 			"add a/p2@2[blue] initial=false",
 		}, rec.take())
 		require.Equal(t, map[string]string{"a/p2": "2"}, storeView(inf.GetStore()))
+	})
+}
+
+// TestSetListOptionsDuringFirstList switches while the first list is in
+// progress: that list is applied with the options it was made with, the
+// watch that would follow it never starts, and the relist with the new
+// options follows at once.
+func TestSetListOptionsDuringFirstList(t *testing.T) {
+	inBubble(t, func(t *testing.T, inOrder bool) {
+		srv := newSelServer(false)
+		srv.put("a", "p1", map[string]string{"l": "red"})
+		srv.put("a", "p2", map[string]string{"l": "blue"})
+		inf := newSharedIndexInformer(srv, &corev1.Pod{}, SharedIndexInformerOptions{InOrder: queueOption(inOrder), ListScope: label("l=red")}, nil)
+		var switched atomic.Bool
+		srv.onList = func() {
+			if !switched.Swap(true) { // the first list; the check's list comes here too
+				require.NoError(t, inf.SetListOptions(context.Background(), label("l=blue")))
+			}
+		}
+		rec := &siRecorder{}
+		_, err := inf.AddEventHandler(rec)
+		require.NoError(t, err)
+		stop := siRun(t, inf)
+		defer stop()
+		synctest.Wait()
+		calls := rec.take()
+		require.Len(t, calls, 3)
+		require.Equal(t, "add a/p1@1[red] initial=true", calls[0])
+		// The order of different keys is the queue's (DeltaFIFO keeps a
+		// key's place).
+		require.ElementsMatch(t, []string{
+			"delete tombstone(a/p1,a/p1@1[red])",
+			"add a/p2@2[blue] initial=false",
+		}, calls[1:])
+		require.Equal(t, 1, srv.watchers, "no watch with the old options")
+		require.True(t, inf.HasSynced())
+		require.False(t, inf.SyncStatus().Switching)
 	})
 }
