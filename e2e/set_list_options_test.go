@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kfanout/fanout/informer"
+	"github.com/kfanout/fanout/internal/streamcheck"
 )
 
 // TestSetListOptionsUnderChurn switches the label selector of a running
@@ -55,7 +55,7 @@ func TestSetListOptionsUnderChurn(t *testing.T) {
 			return cs.CoreV1().ConfigMaps(ns).Watch(ctx, o)
 		},
 	}, &corev1.ConfigMap{}, informer.SharedIndexInformerOptions{ListScope: scope(current)}).(informer.FanoutInformer)
-	handlers := []*viewChecker{newViewChecker("default"), newViewChecker("workers")}
+	handlers := []*streamcheck.Checker{streamcheck.New("default"), streamcheck.New("workers")}
 	if _, err := inf.AddEventHandler(handlers[0]); err != nil {
 		t.Fatal(err)
 	}
@@ -81,12 +81,12 @@ func TestSetListOptionsUnderChurn(t *testing.T) {
 				return "cache: " + d
 			}
 			for _, h := range handlers {
-				view, errs := h.state()
+				view, errs := h.State()
 				if len(errs) > 0 {
-					t.Fatalf("%s: handler %s: %v", what, h.name, errs)
+					t.Fatalf("%s: %v", what, errs)
 				}
 				if d := diffStates(want, view); d != "" {
-					return "handler " + h.name + ": " + d
+					return "handler " + h.Name() + ": " + d
 				}
 			}
 			return ""
@@ -157,89 +157,4 @@ func selChurn(ctx context.Context, cs kubernetes.Interface, ns, set string, colo
 		time.Sleep(5 * time.Millisecond)
 	}
 	return n
-}
-
-// viewChecker is a handler that keeps the view its calls build (key ->
-// resourceVersion) and records every break of a consistent stream.
-type viewChecker struct {
-	name string
-	mu   sync.Mutex
-	view map[string]string
-	last map[string]int
-	errs []string
-}
-
-func newViewChecker(name string) *viewChecker {
-	return &viewChecker{name: name, view: map[string]string{}, last: map[string]int{}}
-}
-
-func cmKeyRV(obj any) (string, string) {
-	if t, ok := obj.(informer.DeletedFinalStateUnknown); ok {
-		obj = t.Obj
-	}
-	cm := obj.(*corev1.ConfigMap)
-	return cm.Namespace + "/" + cm.Name, cm.ResourceVersion
-}
-
-func (v *viewChecker) failf(format string, args ...any) {
-	if len(v.errs) < 10 {
-		v.errs = append(v.errs, fmt.Sprintf(format, args...))
-	}
-}
-
-func (v *viewChecker) seen(key, rv string) {
-	n, _ := strconv.Atoi(rv)
-	if n < v.last[key] {
-		v.failf("%s: rv %d after %d", key, n, v.last[key])
-	}
-	v.last[key] = n
-}
-
-func (v *viewChecker) OnAdd(obj any, _ bool) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	key, rv := cmKeyRV(obj)
-	if _, ok := v.view[key]; ok {
-		v.failf("add of %s, which it holds", key)
-	}
-	v.seen(key, rv)
-	v.view[key] = rv
-}
-
-func (v *viewChecker) OnUpdate(oldObj, newObj any) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	key, rv := cmKeyRV(newObj)
-	_, oldRV := cmKeyRV(oldObj)
-	switch held, ok := v.view[key]; {
-	case !ok:
-		v.failf("update of %s, which it does not hold", key)
-	case held != oldRV:
-		v.failf("update of %s from rv %s, but it holds %s", key, oldRV, held)
-	case rv == oldRV:
-		v.failf("update of %s that changes nothing (rv %s)", key, rv)
-	}
-	v.seen(key, rv)
-	v.view[key] = rv
-}
-
-func (v *viewChecker) OnDelete(obj any) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	key, rv := cmKeyRV(obj)
-	if _, ok := v.view[key]; !ok {
-		v.failf("delete of %s, which it does not hold", key)
-	}
-	v.seen(key, rv)
-	delete(v.view, key)
-}
-
-func (v *viewChecker) state() (map[string]string, []string) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	out := make(map[string]string, len(v.view))
-	for k, rv := range v.view {
-		out[k] = rv
-	}
-	return out, append([]string(nil), v.errs...)
 }

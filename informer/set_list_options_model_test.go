@@ -3,113 +3,22 @@ package informer
 import (
 	"context"
 	"fmt"
-	"maps"
 	"math/rand/v2"
-	"strconv"
-	"sync"
 	"testing"
 	"testing/synctest"
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kfanout/fanout/internal/streamcheck"
 )
-
-// streamChecker is a handler that keeps the view its calls build and
-// records every break of the stream's rules: an add of a key it holds, an
-// update or delete of one it does not, an update whose old object is not
-// the last one it was given or whose resourceVersion did not change, and a
-// resourceVersion older than one already seen for the key.
-type streamChecker struct {
-	name string
-	mu   sync.Mutex
-	view map[string]string // key -> resourceVersion
-	last map[string]int    // key -> newest resourceVersion seen
-	errs []string
-	// updates counts the updates delivered.
-	updates int
-}
-
-func newStreamChecker(name string) *streamChecker {
-	return &streamChecker{name: name, view: map[string]string{}, last: map[string]int{}}
-}
-
-func (c *streamChecker) fail(format string, args ...any) {
-	c.errs = append(c.errs, c.name+": "+fmt.Sprintf(format, args...))
-}
-
-func (c *streamChecker) seen(key, rv string) {
-	n, _ := strconv.Atoi(rv)
-	if n < c.last[key] {
-		c.fail("%s at rv %d after rv %d", key, n, c.last[key])
-	}
-	c.last[key] = n
-}
-
-func (c *streamChecker) OnAdd(obj any, _ bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	key, rv := keyRV(obj)
-	if _, ok := c.view[key]; ok {
-		c.fail("add of %s, which it holds", key)
-	}
-	c.seen(key, rv)
-	c.view[key] = rv
-}
-
-func (c *streamChecker) OnUpdate(oldObj, newObj any) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.updates++
-	key, rv := keyRV(newObj)
-	_, oldRV := keyRV(oldObj)
-	held, ok := c.view[key]
-	switch {
-	case !ok:
-		c.fail("update of %s, which it does not hold", key)
-	case held != oldRV:
-		c.fail("update of %s from rv %s, but it holds rv %s", key, oldRV, held)
-	case rv == oldRV:
-		c.fail("update of %s without change (rv %s)", key, rv)
-	}
-	c.seen(key, rv)
-	c.view[key] = rv
-}
-
-func (c *streamChecker) OnDelete(obj any) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if t, ok := obj.(DeletedFinalStateUnknown); ok {
-		obj = t.Obj
-	}
-	key, rv := keyRV(obj)
-	if _, ok := c.view[key]; !ok {
-		c.fail("delete of %s, which it does not hold", key)
-	}
-	c.seen(key, rv)
-	delete(c.view, key)
-}
-
-func (c *streamChecker) snapshot() (map[string]string, []string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return maps.Clone(c.view), append([]string(nil), c.errs...)
-}
-
-func keyRV(obj any) (string, string) {
-	m, err := meta.Accessor(obj)
-	if err != nil {
-		return fmt.Sprintf("<%T>", obj), ""
-	}
-	return m.GetNamespace() + "/" + m.GetName(), m.GetResourceVersion()
-}
 
 // storeView is the informer's cache as key -> resourceVersion.
 func storeView(s Store) map[string]string {
 	out := map[string]string{}
 	for _, obj := range s.List() {
-		k, rv := keyRV(obj)
+		k, rv := streamcheck.KeyRV(obj)
 		out[k] = rv
 	}
 	return out
@@ -174,7 +83,7 @@ var (
 // queue and fill mode, and checks after each quiet point that every
 // handler's view, and the cache, are the server's objects the current
 // scope selects, and that no handler's stream ever broke its rules (see
-// streamChecker): nothing lost, duplicated, out of order or unchanged.
+// streamcheck.Checker): nothing lost, duplicated, out of order or unchanged.
 func TestSetListOptionsModel(t *testing.T) {
 	modes := []struct {
 		name               string
@@ -215,7 +124,7 @@ func runSelectorModel(t *testing.T, seed uint64, inOrder, watchList bool) {
 	}
 	scope := modelScopes[rng.IntN(len(modelScopes))]
 	inf := newSharedIndexInformer(srv, &corev1.Pod{}, SharedIndexInformerOptions{InOrder: queueOption(inOrder), ListScope: scope}, nil)
-	checkers := []*streamChecker{newStreamChecker("default"), newStreamChecker("workers")}
+	checkers := []*streamcheck.Checker{streamcheck.New("default"), streamcheck.New("workers")}
 	_, err := inf.AddEventHandler(checkers[0])
 	require.NoError(t, err)
 	_, err = inf.AddEventHandlerWithOptions(checkers[1], HandlerOptions{Workers: 3})
@@ -229,9 +138,9 @@ func runSelectorModel(t *testing.T, seed uint64, inOrder, watchList bool) {
 		want := srv.expected(t, scope)
 		require.Equal(t, want, storeView(inf.GetStore()), "seed %d step %d: cache", seed, step)
 		for _, c := range checkers {
-			view, errs := c.snapshot()
+			view, errs := c.State()
 			require.Empty(t, errs, "seed %d step %d", seed, step)
-			require.Equal(t, want, view, "seed %d step %d: handler %s", seed, step, c.name)
+			require.Equal(t, want, view, "seed %d step %d: handler %s", seed, step, c.Name())
 		}
 		st := inf.SyncStatus()
 		require.True(t, st.Synced())
@@ -247,7 +156,7 @@ func runSelectorModel(t *testing.T, seed uint64, inOrder, watchList bool) {
 			require.NoError(t, inf.SetListOptions(context.Background(), scope))
 			require.True(t, inf.HasSynced(), "HasSynced stays true during a switch")
 		case r < 11 && len(checkers) < 4:
-			c := newStreamChecker(fmt.Sprintf("late%d", step))
+			c := streamcheck.New(fmt.Sprintf("late%d", step))
 			_, err := inf.AddEventHandler(c)
 			require.NoError(t, err)
 			checkers = append(checkers, c)
