@@ -37,7 +37,7 @@ func ExampleWaitForCacheSyncWithContext() {
 	defer done()
 	err := cache.WaitForCacheSyncWithContext(waitCtx, inf.HasSynced)
 	if apierrors.IsForbidden(err) {
-		st := inf.SyncStatus()
+		st := inf.(cache.FanoutInformer).SyncStatus()
 		fmt.Println(st.State, st.Attempts > 0, apierrors.IsForbidden(st.LastError))
 	}
 	// Output: ListFailing true true
@@ -45,11 +45,11 @@ func ExampleWaitForCacheSyncWithContext() {
 
 // A controller that wrote an object waits until its cache has seen that
 // write before it reads from the cache, instead of acting on stale state.
-func ExampleSharedInformer_waitForResourceVersion() {
+func ExampleFanoutInformer_waitForResourceVersion() {
 	lw, w := podSource("web-1")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	inf := cache.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, nil)
+	inf := cache.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, nil).(cache.FanoutInformer)
 	go inf.RunWithContext(ctx)
 
 	// The server accepted our update of web-1 at resourceVersion 11 (here

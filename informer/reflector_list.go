@@ -80,7 +80,7 @@ func (r *Reflector) list(ctx context.Context) error {
 	for _, item := range items {
 		found = append(found, item)
 	}
-	if err := r.store.Replace(found, resourceVersion); err != nil {
+	if err := r.replaceStore(found, resourceVersion); err != nil {
 		return fmt.Errorf("unable to sync list result: %v", err)
 	}
 	tr.Step("SyncWith done")

@@ -33,6 +33,9 @@ func (r *Reflector) RunWithContext(ctx context.Context) {
 	defer logger.V(3).Info("Stopping reflector", "type", r.typeDescription, "resyncPeriod", r.resyncPeriod, "reflector", r.name)
 	for {
 		r.runOnce(ctx)
+		if r.listSwitch().relistNow() && ctx.Err() == nil {
+			continue // SetListOptions ended the watch: list at once
+		}
 		// The delay starts after the attempt (a sliding period), so a
 		// long watch is followed by the same pause as a failed list.
 		d := r.delay()
@@ -78,6 +81,7 @@ func (r *Reflector) ListAndWatch(stopCh <-chan struct{}) error {
 func (r *Reflector) ListAndWatchWithContext(ctx context.Context) error {
 	logger := klog.FromContext(ctx)
 	logger.V(3).Info("Listing and watching", "type", r.typeDescription, "reflector", r.name)
+	r.listSwitch().pin()
 	var w watch.Interface
 	defer func() {
 		if w != nil {

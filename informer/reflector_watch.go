@@ -19,13 +19,15 @@ import (
 // watchWithResync runs watch while a second goroutine resyncs the store
 // every resync period. It waits for that goroutine before returning.
 func (r *Reflector) watchWithResync(ctx context.Context, w watch.Interface) error {
+	// A change of list options (SetListOptions) ends the watch for a list.
+	ctx, switched := r.listSwitch().watchContext(ctx)
 	resyncErr := make(chan error, 1)
 	resyncCtx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer cancel()
 	wg.Go(func() { r.resyncLoop(resyncCtx, resyncErr) })
-	return r.watch(ctx, w, resyncErr)
+	return switched(r.watch(ctx, w, resyncErr))
 }
 
 // resyncLoop calls the store's Resync every resync period while

@@ -117,7 +117,7 @@ func (r *Reflector) watchList(ctx context.Context) (watch.Interface, error) {
 	r.setLastSyncResourceVersionUnavailable(false)
 	// The temporary store keeps the stream independent of what the
 	// reflector's store does with Add; the real store sees one Replace.
-	if err := r.store.Replace(temp.List(), resourceVersion); err != nil {
+	if err := r.replaceStore(temp.List(), resourceVersion); err != nil {
 		w.Stop()
 		return nil, fmt.Errorf("unable to sync watch-list result: %w", err)
 	}

@@ -67,14 +67,6 @@ type SharedInformer interface {
 	SetTransform(handler TransformFunc) error
 	// IsStopped reports whether the informer has stopped.
 	IsStopped() bool
-	// SyncStatus reports what the informer, and each of its handler
-	// registrations, waits for before it has synced: not started, a list
-	// in progress or failing (with its last error), the list being
-	// written to the cache, a handler's initial notifications.
-	SyncStatus() SyncStatus
-	// WaitForResourceVersion waits until the cache has applied
-	// resourceVersion or a newer one (read-your-writes), or ctx ends.
-	WaitForResourceVersion(ctx context.Context, resourceVersion string) error
 }
 
 // SharedIndexInformer is a SharedInformer whose cache is an Indexer.
@@ -201,6 +193,10 @@ type SharedIndexInformerOptions struct {
 	// provider set with SetListenerMetricsProvider, by default a no-op
 	// that costs nothing.
 	ListenerMetricsProvider ListenerMetricsProvider
+	// ListScope is what the informer lists and watches on top of what the
+	// ListerWatcher selects (namespaces, a tweak of every request's
+	// options); SetListOptions replaces it while the informer runs.
+	ListScope ListScope
 }
 
 // NewSharedInformer returns a SharedInformer for lw's objects, which look

@@ -38,6 +38,8 @@ type sharedIndexInformer struct {
 	listenerMetrics   ListenerMetricsProvider // nil: the global one, resolved per handler
 	metricsName       string                  // the informer in ListenerID
 	clock             clock.Clock
+	// switcher holds the ListScope (see SetListOptions).
+	switcher *listSwitch
 
 	// synced is closed once the queue has delivered the initial list.
 	synced chan struct{}
@@ -82,6 +84,7 @@ func newSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, opti
 		listenerMetrics:                 options.ListenerMetricsProvider,
 		metricsName:                     listenerMetricsName(options, exampleObject),
 		clock:                           clk,
+		switcher:                        newListSwitch(options.ListScope),
 		synced:                          make(chan struct{}),
 		resyncCheckPeriod:               options.ResyncPeriod,
 		defaultEventHandlerResyncPeriod: options.ResyncPeriod,
@@ -171,11 +174,12 @@ func (s *sharedIndexInformer) start(logger klog.Logger) bool {
 			p.Keys = nil
 		}
 		return s.hub.Apply(func(h listener.Handler) error {
-			return process(logger, h, s.indexer, p, &s.batchResults)
+			return process(logger, s.switcher.deliveryHandler(h, p), s.indexer, p, &s.batchResults)
 		})
 	}
+	s.switcher.bindQueue(queue)
 	s.controller = newKeyedController(Config{
-		ListerWatcher:                s.listerWatcher,
+		ListerWatcher:                s.switcher.source(s.listerWatcher),
 		ObjectType:                   s.objectType,
 		ObjectDescription:            s.objectDescription,
 		FullResyncPeriod:             s.resyncCheckPeriod,

@@ -80,6 +80,14 @@ type SyncStatus struct {
 	OldestPending  time.Duration
 	// Panics counts the handler's calls that panicked.
 	Panics uint64
+	// Switching is true (in any State, usually SyncSynced) while a change
+	// of list options made by SetListOptions, asked for at SwitchingSince,
+	// has not yet been applied to the cache: the cache still serves the
+	// previous selection, and HasSynced stays true. Attempts, LastError,
+	// LastErrorTime and NextRetry then tell about the lists with the new
+	// options that failed.
+	Switching      bool
+	SwitchingSince time.Time
 	// Registration is the handle of the registration this status is about;
 	// nil for an informer's status.
 	Registration ResourceEventHandlerRegistration
@@ -149,7 +157,10 @@ func (s SyncStatus) describe(b *strings.Builder, now time.Time) {
 	case SyncSynced:
 		b.WriteString("synced")
 	}
-	if s.Attempts > 0 && s.LastError != nil && (s.State == SyncListing || s.State == SyncListFailing) {
+	if s.Switching {
+		fmt.Fprintf(b, "; switching to new list options for %v", roundAge(now.Sub(s.SwitchingSince)))
+	}
+	if s.Attempts > 0 && s.LastError != nil && (s.State == SyncListing || s.State == SyncListFailing || s.Switching) {
 		fmt.Fprintf(b, " (%d failed attempts, last error %v ago: %v", s.Attempts, roundAge(now.Sub(s.LastErrorTime)), s.LastError)
 		if !s.NextRetry.IsZero() {
 			fmt.Fprintf(b, "; next attempt in %v", roundAge(s.NextRetry.Sub(now)))
@@ -195,6 +206,7 @@ func (e *NotSyncedError) Unwrap() error { return e.Status.LastError }
 // briefly and never waits for the informer's queue or handlers.
 func (s *sharedIndexInformer) SyncStatus() SyncStatus {
 	st := SyncStatus{Name: s.metricsName}
+	st.Switching, st.SwitchingSince = s.switcher.switching()
 	s.startedLock.Lock()
 	started, stopped := s.started, s.stopped
 	ctl, _ := s.controller.(*controller)
@@ -202,6 +214,9 @@ func (s *sharedIndexInformer) SyncStatus() SyncStatus {
 	switch {
 	case s.HasSynced():
 		st.State = SyncSynced
+		if st.Switching {
+			s.switchAttempts(&st, ctl)
+		}
 	case !started:
 		st.State = SyncNotStarted
 	case stopped:

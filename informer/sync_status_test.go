@@ -51,7 +51,7 @@ func TestSyncStatusNotStartedAndStopped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := fakelw.New(&corev1.Pod{})
 		src.FailList(forbidden(), forbidden(), forbidden())
-		inf := NewSharedIndexInformer(src, &corev1.Pod{}, 0, nil)
+		inf := NewSharedIndexInformer(src, &corev1.Pod{}, 0, nil).(FanoutInformer)
 		reg, err := inf.AddEventHandler(ResourceEventHandlerFuncs{})
 		require.NoError(t, err)
 
@@ -83,7 +83,7 @@ func TestSyncStatusListFailing(t *testing.T) {
 		src := fakelw.New(&corev1.Pod{})
 		src.Add(siPod("a"))
 		src.FailList(forbidden(), forbidden())
-		inf := NewSharedIndexInformer(src, &corev1.Pod{}, 0, nil)
+		inf := NewSharedIndexInformer(src, &corev1.Pod{}, 0, nil).(FanoutInformer)
 		reg, err := inf.AddEventHandler(ResourceEventHandlerFuncs{})
 		require.NoError(t, err)
 		runInformer(t, inf)
@@ -148,7 +148,7 @@ func TestSyncStatusListInProgress(t *testing.T) {
 			},
 			WatchFuncWithContext: src.WatchWithContext,
 		}
-		inf := NewSharedIndexInformer(ToListWatcherWithWatchListSemantics(lw, src), &corev1.Pod{}, 0, nil)
+		inf := NewSharedIndexInformer(ToListWatcherWithWatchListSemantics(lw, src), &corev1.Pod{}, 0, nil).(FanoutInformer)
 		start := time.Now()
 		runInformer(t, inf)
 		time.Sleep(3 * time.Second)
@@ -176,7 +176,7 @@ func TestSyncStatusWatchListInProgress(t *testing.T) {
 			},
 			WatchFuncWithContext: func(context.Context, metav1.ListOptions) (watch.Interface, error) { return fw, nil },
 		}
-		inf := NewSharedIndexInformer(lw, &corev1.Pod{}, 0, nil)
+		inf := NewSharedIndexInformer(lw, &corev1.Pod{}, 0, nil).(FanoutInformer)
 		runInformer(t, inf)
 		synctest.Wait()
 		for _, n := range []string{"a", "b", "c"} {
@@ -204,7 +204,7 @@ func TestSyncStatusDelivering(t *testing.T) {
 			src.Add(siPod(n))
 		}
 		release := make(chan struct{})
-		inf := NewSharedIndexInformer(src, &corev1.Pod{}, 0, nil)
+		inf := NewSharedIndexInformer(src, &corev1.Pod{}, 0, nil).(FanoutInformer)
 		_, err := inf.AddEventHandlerWithOptions(ResourceEventHandlerFuncs{AddFunc: func(any) { <-release }},
 			HandlerOptions{Overflow: OverflowBlock, MaxPending: 1})
 		require.NoError(t, err)
@@ -230,7 +230,7 @@ func TestSyncStatusHandlerPending(t *testing.T) {
 			src.Add(siPod(n))
 		}
 		release := make(chan struct{})
-		inf := NewSharedIndexInformer(src, &corev1.Pod{}, 0, nil)
+		inf := NewSharedIndexInformer(src, &corev1.Pod{}, 0, nil).(FanoutInformer)
 		reg, err := inf.AddEventHandlerWithOptions(ResourceEventHandlerFuncs{AddFunc: func(any) { <-release }},
 			HandlerOptions{Name: "slow", Overflow: OverflowCoalesce, MaxPending: 100})
 		require.NoError(t, err)
@@ -267,7 +267,7 @@ func TestSyncStatusHandlerPanicked(t *testing.T) {
 		src := fakelw.New(&corev1.Pod{})
 		src.Add(siPod("a"))
 		src.Add(siPod("b"))
-		inf := NewSharedIndexInformer(src, &corev1.Pod{}, 0, nil)
+		inf := NewSharedIndexInformer(src, &corev1.Pod{}, 0, nil).(FanoutInformer)
 		reg, err := inf.AddEventHandlerWithOptions(ResourceEventHandlerFuncs{AddFunc: func(obj any) {
 			if obj.(*corev1.Pod).Name == "a" {
 				panic("boom")
@@ -291,7 +291,7 @@ func TestSyncStatusRecoveredPanicSyncs(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := fakelw.New(&corev1.Pod{})
 		src.Add(siPod("a"))
-		inf := NewSharedIndexInformer(src, &corev1.Pod{}, 0, nil)
+		inf := NewSharedIndexInformer(src, &corev1.Pod{}, 0, nil).(FanoutInformer)
 		reg, err := inf.AddEventHandlerWithOptions(ResourceEventHandlerFuncs{AddFunc: func(any) { panic("boom") }},
 			HandlerOptions{RecoverPanics: true, Logger: ptr.To(logr.Discard())})
 		require.NoError(t, err)
@@ -306,7 +306,7 @@ func TestSyncStatusRecoveredPanicSyncs(t *testing.T) {
 // TestSyncStatusOf finds the informer behind a typed wrapper and refuses
 // anything else.
 func TestSyncStatusOf(t *testing.T) {
-	inf := NewSharedIndexInformer(fakelw.New(&corev1.Pod{}), &corev1.Pod{}, 0, nil)
+	inf := NewSharedIndexInformer(fakelw.New(&corev1.Pod{}), &corev1.Pod{}, 0, nil).(FanoutInformer)
 	st, err := SyncStatusOf(NewTypedSharedIndexInformer[*corev1.Pod](inf))
 	require.NoError(t, err)
 	assert.Equal(t, SyncNotStarted, st.State)
@@ -323,7 +323,7 @@ func TestWaitLogsSyncStatusRateLimited(t *testing.T) {
 		for range 100 {
 			src.FailList(forbidden())
 		}
-		inf := NewSharedIndexInformer(src, &corev1.Pod{}, 0, nil)
+		inf := NewSharedIndexInformer(src, &corev1.Pod{}, 0, nil).(FanoutInformer)
 		runInformer(t, inf)
 		var buf syncbuf.Buffer
 		logger := textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(&buf)))

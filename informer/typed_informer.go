@@ -16,8 +16,11 @@ type TypedSharedIndexInformer[T Object] interface {
 }
 
 // NewTypedSharedIndexInformer wraps informer, whose objects must all be of
-// type T.
+// type T. Over a FanoutInformer the result is a FanoutInformer too.
 func NewTypedSharedIndexInformer[T Object](informer SharedIndexInformer) TypedSharedIndexInformer[T] {
+	if fi, ok := informer.(FanoutInformer); ok {
+		return typedFanoutInformer[T]{typedSharedIndexInformer[T]{informer}, fi}
+	}
 	return typedSharedIndexInformer[T]{informer}
 }
 

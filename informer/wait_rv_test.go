@@ -33,7 +33,7 @@ func TestWaitForResourceVersionReadsOwnWrites(t *testing.T) {
 				// a write between that list and watch would be missed. A
 				// real server's lists carry a real version; so does this.
 				src.Add(siPod("seed"))
-				inf := NewSharedIndexInformerWithOptions(src, &corev1.Pod{}, SharedIndexInformerOptions{InOrder: ptr.To(inOrder)})
+				inf := NewSharedIndexInformerWithOptions(src, &corev1.Pod{}, SharedIndexInformerOptions{InOrder: ptr.To(inOrder)}).(FanoutInformer)
 				runInformer(t, inf)
 				for i := range 200 {
 					p := siPod(fmt.Sprintf("p%d", i%20))
@@ -70,7 +70,7 @@ func TestWaitForResourceVersionBookmarks(t *testing.T) {
 			},
 			WatchFuncWithContext: func(context.Context, metav1.ListOptions) (watch.Interface, error) { return fw, nil },
 		}, fakelw.New(&corev1.Pod{}))
-		inf := NewSharedIndexInformer(lw, &corev1.Pod{}, 0, nil)
+		inf := NewSharedIndexInformer(lw, &corev1.Pod{}, 0, nil).(FanoutInformer)
 		runInformer(t, inf)
 		require.NoError(t, inf.WaitForResourceVersion(t.Context(), "10"))
 
@@ -95,7 +95,7 @@ func TestWaitForResourceVersionAfterRelist(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := fakelw.New(&corev1.Pod{})
 		src.Add(siPod("a"))
-		inf := NewSharedIndexInformer(src, &corev1.Pod{}, 0, nil)
+		inf := NewSharedIndexInformer(src, &corev1.Pod{}, 0, nil).(FanoutInformer)
 		runInformer(t, inf)
 		require.True(t, WaitForCacheSync(t.Context().Done(), inf.HasSynced))
 		time.Sleep(5 * time.Second) // past the very-short-watch limit
@@ -116,7 +116,7 @@ func TestWaitForResourceVersionAfterRelist(t *testing.T) {
 func TestWaitForResourceVersionErrors(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := fakelw.New(&corev1.Pod{})
-		inf := NewSharedIndexInformer(src, &corev1.Pod{}, 0, nil)
+		inf := NewSharedIndexInformer(src, &corev1.Pod{}, 0, nil).(FanoutInformer)
 		for _, bad := range []string{"", "0", "abc", "-1", "007", "1.5"} {
 			err := inf.WaitForResourceVersion(t.Context(), bad)
 			assert.ErrorIs(t, err, ErrInvalidResourceVersion, "%q", bad)

@@ -65,16 +65,19 @@ func Wrap(inf informer.SharedIndexInformer) cache.SharedIndexInformer {
 	return s
 }
 
-// FanoutInformer returns the fanout informer behind inf, and false when inf
-// was not made by this package. It looks through client-go's typed
-// wrapper (cache.NewTypedSharedIndexInformer), so the Informer() of a
-// factory from contrib/clientgo/informers works too.
-func FanoutInformer(inf cache.SharedIndexInformer) (informer.SharedIndexInformer, bool) {
+// FanoutInformer returns the fanout informer behind inf, with fanout's
+// additions to client-go's methods (SyncStatus, WaitForResourceVersion,
+// ...), and false when inf was not made by this package over a fanout
+// informer. It looks through client-go's typed wrapper
+// (cache.NewTypedSharedIndexInformer), so the Informer() of a factory from
+// contrib/clientgo/informers works too.
+func FanoutInformer(inf cache.SharedIndexInformer) (informer.FanoutInformer, bool) {
 	w, ok := unwrapTyped(inf).(*sharedIndexInformer)
 	if !ok || w == nil {
 		return nil, false
 	}
-	return w.inner, true
+	fi, ok := w.inner.(informer.FanoutInformer)
+	return fi, ok
 }
 
 // sharedIndexInformer adapts a fanout informer to client-go's interface.

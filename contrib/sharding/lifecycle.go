@@ -40,7 +40,7 @@ func (s *ShardedInformer) SyncStatus() informer.SyncStatus {
 	st := informer.SyncStatus{Name: desc}
 	statuses := make([]informer.SyncStatus, len(ranges))
 	for i, ri := range ranges {
-		statuses[i] = ri.inf.SyncStatus()
+		statuses[i], _ = informer.SyncStatusOf(ri.inf) // a range's informer is always fanout's
 	}
 	first := func(ok func(informer.SyncStatus) bool) (informer.SyncStatus, bool) {
 		for _, rs := range statuses {
@@ -98,14 +98,16 @@ func (r *registration) displayName() string {
 
 // WaitForResourceVersion waits until the informer of every range owned
 // when it is called has applied resourceVersion or a newer one (see
-// informer's SharedInformer.WaitForResourceVersion); each range has its
+// informer.FanoutInformer's WaitForResourceVersion); each range has its
 // own watch, so each is waited for. Ranges gained later list at a newer
 // resourceVersion anyway.
 func (s *ShardedInformer) WaitForResourceVersion(ctx context.Context, resourceVersion string) error {
 	s.mu.Lock()
-	infs := make([]informer.SharedIndexInformer, 0, len(s.ranges))
+	infs := make([]informer.FanoutInformer, 0, len(s.ranges))
 	for _, ri := range s.ranges {
-		infs = append(infs, ri.inf)
+		if fi, ok := ri.inf.(informer.FanoutInformer); ok { // always: ranges run fanout informers
+			infs = append(infs, fi)
+		}
 	}
 	s.mu.Unlock()
 	if len(infs) == 0 {

@@ -16,6 +16,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kfanout/fanout/informer"
+	"github.com/kfanout/fanout/internal/listprobe"
 )
 
 // rangeListerWatcher lists and watches one range: every request carries
@@ -134,6 +135,11 @@ func (lw *rangeListerWatcher) ListWithContext(ctx context.Context, options metav
 		return nil, waitFrozen(ctx)
 	}
 	options.ShardSelector = lw.selector
+	if listprobe.Is(ctx) {
+		// SetListOptions checking new options: this list reaches no
+		// informer, so it changes nothing recorded here.
+		return lw.inner.ListWithContext(ctx, options)
+	}
 	obj, err := lw.inner.ListWithContext(ctx, options)
 	if err != nil {
 		return nil, err

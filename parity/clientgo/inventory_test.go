@@ -27,16 +27,10 @@ var inventoryAllowed = map[string]string{
 	// generic over the request type, so that client-go's rest.Interface
 	// (and every typed clientset's RESTClient()) satisfies Getter[*rest.Request]
 	// and the calls below compile unchanged by type inference.
-	"type Getter":                                            "generic over the request type: Getter[R]",
-	"method Getter.Get":                                      "returns the type parameter R (client-go: *rest.Request)",
-	"func NewListWatchFromClient":                            "generic over Getter[R]; a call with a rest.Interface infers R",
-	"func NewFilteredListWatchFromClient":                    "generic over Getter[R]; a call with a rest.Interface infers R",
-	"method SharedIndexInformer.SyncStatus":                  "fanout addition (issue 27); to move off the interface onto the concrete informer",
-	"method SharedIndexInformer.WaitForResourceVersion":      "fanout addition (issue 27); to move off the interface onto the concrete informer",
-	"method SharedInformer.SyncStatus":                       "fanout addition (issue 27); to move off the interface onto the concrete informer",
-	"method SharedInformer.WaitForResourceVersion":           "fanout addition (issue 27); to move off the interface onto the concrete informer",
-	"method TypedSharedIndexInformer.SyncStatus":             "fanout addition (issue 27); to move off the interface onto the concrete informer",
-	"method TypedSharedIndexInformer.WaitForResourceVersion": "fanout addition (issue 27); to move off the interface onto the concrete informer",
+	"type Getter":                         "generic over the request type: Getter[R]",
+	"method Getter.Get":                   "returns the type parameter R (client-go: *rest.Request)",
+	"func NewListWatchFromClient":         "generic over Getter[R]; a call with a rest.Interface infers R",
+	"func NewFilteredListWatchFromClient": "generic over Getter[R]; a call with a rest.Interface infers R",
 }
 
 // TestAPIInventory fails on any name that client-go v0.37.2's tools/cache

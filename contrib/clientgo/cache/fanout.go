@@ -19,6 +19,6 @@ func AddEventHandlerWithFanoutOptions(inf cache.SharedIndexInformer, h cache.Res
 
 // FanoutInformer returns the fanout informer behind inf, and false when
 // fanout did not build it.
-func FanoutInformer(inf cache.SharedIndexInformer) (informer.SharedIndexInformer, bool) {
+func FanoutInformer(inf cache.SharedIndexInformer) (informer.FanoutInformer, bool) {
 	return clientgo.FanoutInformer(inf)
 }

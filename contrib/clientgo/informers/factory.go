@@ -132,6 +132,7 @@ func (f *factory) build(obj k8sruntime.Object, resync time.Duration) cache.Share
 	o := FanoutOptions{Informer: informer.SharedIndexInformerOptions{
 		ResyncPeriod: resync,
 		Indexers:     informer.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
+		ListScope:    informer.ListScope{Tweak: f.options.tweak},
 	}}
 	r := Resource{GVR: guessResource(obj), Object: obj}
 	for _, c := range f.options.configure {
@@ -149,15 +150,16 @@ func (f *factory) build(obj k8sruntime.Object, resync time.Duration) cache.Share
 }
 
 // listWatch returns the source of obj's informer: the client's typed
-// client of obj's type, in the factory's namespace, with its tweak. A
+// client of obj's type, in the factory's namespace (its tweak is the
+// informer's ListScope, see build). A
 // client without one gives a source whose every request fails with the
 // reason, as client-go's informer over a nil client fails when run.
 func (f *factory) listWatch(obj k8sruntime.Object) informer.ListerWatcher {
 	res, err := typedclient.Find(f.client, obj)
 	if err != nil {
-		return gvrfactory.NewListWatch[k8sruntime.Object](failing{err}, f.client, nil)
+		return gvrfactory.NewListWatch[k8sruntime.Object](failing{err}, f.client)
 	}
-	return gvrfactory.NewListWatch[k8sruntime.Object](res.In(f.client, f.options.namespace), f.client, f.options.tweak)
+	return gvrfactory.NewListWatch[k8sruntime.Object](res.In(f.client, f.options.namespace), f.client)
 }
 
 // failing is a source whose every request fails with err.

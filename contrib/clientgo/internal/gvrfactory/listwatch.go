@@ -41,34 +41,28 @@ type Config struct {
 // interface, that lists and watches r.
 func NewInformer[L runtime.Object](r Resource[L], c Config) cache.SharedIndexInformer {
 	return clientgo.Wrap(informer.NewSharedIndexInformerWithOptions(
-		NewListWatch(r, c.Client, c.Tweak),
+		NewListWatch(r, c.Client),
 		c.ExampleObject,
 		informer.SharedIndexInformerOptions{
 			ResyncPeriod:      c.ResyncPeriod,
 			Indexers:          clientgo.FromClientGoIndexers(c.Indexers),
 			ObjectDescription: c.ObjectDescription,
+			ListScope:         informer.ListScope{Tweak: c.Tweak},
 		},
 	))
 }
 
 // NewListWatch returns the source of an informer of r: every list and
-// watch, its options edited by tweak if not nil, goes to r. client tells
-// the reflector whether watch-list requests can be served (fake clients
-// cannot), as client-go's generated informers do.
-func NewListWatch[L runtime.Object](r Resource[L], client any, tweak func(*metav1.ListOptions)) informer.ListerWatcher {
+// watch goes to r. client tells the reflector whether watch-list requests
+// can be served (fake clients cannot), as client-go's generated informers
+// do. A factory's tweak is not applied here but given to the informer as
+// its ListScope, so that SetListOptions can replace it.
+func NewListWatch[L runtime.Object](r Resource[L], client any) informer.ListerWatcher {
 	lw := &informer.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-			if tweak != nil {
-				tweak(&opts)
-			}
 			return r.List(ctx, opts)
 		},
-		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-			if tweak != nil {
-				tweak(&opts)
-			}
-			return r.Watch(ctx, opts)
-		},
+		WatchFuncWithContext: r.Watch,
 	}
 	return informer.ToListWatcherWithWatchListSemantics(lw, client)
 }

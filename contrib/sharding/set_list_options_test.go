@@ -1,0 +1,90 @@
+package sharding
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"testing/synctest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kfanout/fanout/informer"
+)
+
+// TestShardedSetListOptions switches the label selector of a sharded
+// informer owning two ranges: each range's objects that leave the
+// selection are deleted (tombstones), the cache and the handler hold the
+// selected objects of the owned ranges, a range started later lists with
+// the new selector, a graceful handover still drains, and a selector that
+// does not parse changes nothing.
+func TestShardedSetListOptions(t *testing.T) {
+	for _, sharding := range []bool{true, false} {
+		t.Run(fmt.Sprintf("serverSharding=%v", sharding), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx := t.Context()
+				rng := rand.New(rand.NewPCG(27, 1))
+				src := newObjectSource(sharding, 4)
+				var objs, red []*corev1.ConfigMap
+				for i := range 60 {
+					cm := src.create(t, rng, fmt.Sprintf("cm-%d", i))
+					if i%3 == 0 {
+						cm.Labels = map[string]string{"color": "red"}
+						var err error
+						cm, err = src.cs.CoreV1().ConfigMaps("default").Update(ctx, cm, metav1.UpdateOptions{})
+						require.NoError(t, err)
+						red = append(red, cm)
+					}
+					objs = append(objs, cm)
+				}
+				s := NewShardedInformer(src.lw(), &corev1.ConfigMap{}, Options{})
+				rs, _ := Ranges(4)
+				rec := newRecorder()
+				_, err := s.AddEventHandler(rec)
+				require.NoError(t, err)
+				s.StartRange(ctx, rs[0])
+				s.StartRange(ctx, rs[1])
+				s.RoundDone()
+				synctest.Wait()
+				require.True(t, s.HasSynced())
+				require.Equal(t, namesIn(objs, rs[0], rs[1]), rec.names())
+
+				require.ErrorIs(t, s.SetListOptions(ctx, informer.ListScope{Tweak: func(o *metav1.ListOptions) { o.LabelSelector = "color in (" }}), informer.ErrInvalidListScope)
+				synctest.Wait()
+				require.Empty(t, rec.deletes, "a bad selector changes nothing")
+
+				require.NoError(t, s.SetListOptions(ctx, informer.ListScope{Tweak: func(o *metav1.ListOptions) { o.LabelSelector = "color=red" }}))
+				require.True(t, s.HasSynced())
+				synctest.Wait()
+				assert.Equal(t, namesIn(red, rs[0], rs[1]), rec.names())
+				assert.Equal(t, namesIn(red, rs[0], rs[1]), storeNames(s.GetStore()))
+				assert.Len(t, rec.deletes, len(namesIn(objs, rs[0], rs[1]))-len(namesIn(red, rs[0], rs[1])))
+				for _, d := range rec.deletes {
+					_, ok := d.(informer.DeletedFinalStateUnknown)
+					assert.True(t, ok, "%T", d)
+				}
+				assert.Zero(t, rec.overlaps.Load())
+
+				s.mu.Lock()
+				ri := s.ranges[rs[0].Index]
+				s.mu.Unlock()
+				ri.lw.mu.Lock()
+				recorded := len(ri.lw.final)
+				ri.lw.mu.Unlock()
+				assert.Equal(t, len(namesIn(red, rs[0])), recorded, "the drain's record is the new selection")
+
+				s.StartRange(ctx, rs[2])
+				synctest.Wait()
+				assert.Equal(t, namesIn(red, rs[0], rs[1], rs[2]), rec.names(), "a new range uses the new selector")
+
+				s.StopRange(ctx, rs[0], true)
+				assert.Equal(t, namesIn(red, rs[1], rs[2]), rec.names())
+				s.StopRange(ctx, rs[1], false)
+				s.StopRange(ctx, rs[2], false)
+				s.Wait()
+			})
+		})
+	}
+}
