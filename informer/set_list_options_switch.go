@@ -10,7 +10,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 
-	"github.com/kfanout/fanout/deltafifo"
 	"github.com/kfanout/fanout/internal/features"
 )
 
@@ -217,7 +216,7 @@ func (sw *listSwitch) switchingLocked() bool {
 // delivered: h, or, for the ReplacedAll of a switch, h without the updates
 // of objects whose resourceVersion did not change. It is called once per
 // item, by the controller's goroutine.
-func (sw *listSwitch) deliveryHandler(h ResourceEventHandler, p deltafifo.Popped) ResourceEventHandler {
+func (sw *listSwitch) deliveryHandler(h ResourceEventHandler, p popped) ResourceEventHandler {
 	if !sw.atomic {
 		if !sw.heldBack.Load() {
 			return h

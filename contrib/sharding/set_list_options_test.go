@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kfanout/fanout/contrib/sharding/internal/ring"
 	"github.com/kfanout/fanout/informer"
 )
 
@@ -40,7 +41,7 @@ func TestShardedSetListOptions(t *testing.T) {
 					objs = append(objs, cm)
 				}
 				s := NewShardedInformer(src.lw(), &corev1.ConfigMap{}, Options{})
-				rs, _ := Ranges(4)
+				rs, _ := ring.Ranges(4)
 				rec := newRecorder()
 				_, err := s.AddEventHandler(rec)
 				require.NoError(t, err)
