@@ -23,6 +23,11 @@ type FanoutInformer interface {
 	// WaitForResourceVersion waits until the cache has applied
 	// resourceVersion or a newer one (read-your-writes), or ctx ends.
 	WaitForResourceVersion(ctx context.Context, resourceVersion string) error
+	// Shutdown stops the informer for good, whatever Run's context, and
+	// waits until Run has returned or ctx ends: its reflector and watch,
+	// its goroutines and its handlers' listeners end, and its metrics
+	// series are released. A later Run logs and returns.
+	Shutdown(ctx context.Context) error
 }
 
 var _ FanoutInformer = (*sharedIndexInformer)(nil)
@@ -41,3 +46,6 @@ func (s typedFanoutInformer[T]) SyncStatus() SyncStatus { return s.fanout.SyncSt
 func (s typedFanoutInformer[T]) WaitForResourceVersion(ctx context.Context, resourceVersion string) error {
 	return s.fanout.WaitForResourceVersion(ctx, resourceVersion)
 }
+
+// Shutdown is the wrapped informer's.
+func (s typedFanoutInformer[T]) Shutdown(ctx context.Context) error { return s.fanout.Shutdown(ctx) }

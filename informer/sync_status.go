@@ -202,10 +202,10 @@ func (s *sharedIndexInformer) SyncStatus() SyncStatus {
 	switch {
 	case s.HasSynced():
 		st.State = SyncSynced
+	case stopped: // also shut down before it ran
+		st.State = SyncStopped
 	case !started:
 		st.State = SyncNotStarted
-	case stopped:
-		st.State = SyncStopped
 	default:
 		s.fillState(&st, ctl)
 	}
