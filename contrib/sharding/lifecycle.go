@@ -2,6 +2,7 @@ package sharding
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -9,6 +10,8 @@ import (
 
 	"github.com/kfanout/fanout/informer"
 )
+
+var _ informer.FanoutInformer = (*ShardedInformer)(nil)
 
 // SyncStatus reports what the sharded informer and each of its handler
 // registrations wait for: the ring (which ranges this replica owns), or
@@ -122,4 +125,65 @@ func (s *ShardedInformer) WaitForResourceVersion(ctx context.Context, resourceVe
 		}
 	}
 	return nil
+}
+
+// errShutDown is the cause of a Run context ended by Shutdown.
+var errShutDown = errors.New("sharding: informer shut down")
+
+// shardedLife is what Shutdown needs of a run; ShardedInformer.mu guards
+// it.
+type shardedLife struct {
+	// shutDown is set by the first Shutdown: Run and StartRange refuse
+	// after it.
+	shutDown bool
+	// cancel ends the context of the running Run; nil outside Run.
+	cancel context.CancelCauseFunc
+	// done is closed when Run returns.
+	done chan struct{}
+}
+
+// runContextLocked returns the context Run runs on, which Shutdown ends,
+// and the function Run calls last.
+func (s *ShardedInformer) runContextLocked(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	done := make(chan struct{})
+	s.life.cancel, s.life.done = cancel, done
+	return ctx, func() {
+		cancel(nil)
+		s.mu.Lock()
+		s.life.cancel = nil
+		s.mu.Unlock()
+		close(done)
+	}
+}
+
+// Shutdown stops the sharded informer for good, whatever Run's context:
+// every range informer, its watch and its handlers stop (ranges are not
+// handed over gracefully: other replicas take them over once this one
+// leaves the ring), and Run, if running, returns. It also stops an
+// informer driven by a Coordinator of the user's own (StartRange refuses
+// after it). It waits until that is done or ctx ends, and returns the
+// context's error in the latter case; it may be called again.
+func (s *ShardedInformer) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.life.shutDown = true
+	var done <-chan struct{}
+	if s.life.cancel != nil {
+		s.life.cancel(errShutDown)
+		done = s.life.done
+	}
+	s.mu.Unlock()
+	if done == nil {
+		// Not in Run: stop the ranges a Coordinator of the user's own
+		// may have started. The goroutine ends when they have.
+		stopped := make(chan struct{})
+		go func() { defer close(stopped); s.stop() }()
+		done = stopped
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("sharded informer: waiting for it to stop: %w", context.Cause(ctx))
+	}
 }
