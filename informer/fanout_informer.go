@@ -1,6 +1,10 @@
 package informer
 
-import "context"
+import (
+	"context"
+
+	"github.com/kfanout/fanout/listener"
+)
 
 // FanoutInformer is a SharedIndexInformer with fanout's additions to
 // client-go's method set. SharedInformer, SharedIndexInformer and
@@ -31,6 +35,20 @@ type FanoutInformer interface {
 }
 
 var _ FanoutInformer = (*sharedIndexInformer)(nil)
+
+// FanoutRegistration is a ResourceEventHandlerRegistration with fanout's
+// additions; every registration a fanout informer returns implements it
+// (reach it with a type assertion, as FanoutInformer).
+type FanoutRegistration interface {
+	ResourceEventHandlerRegistration
+	// WaitForResourceVersion waits until the informer's cache has applied
+	// resourceVersion (or a newer one) and this handler has been called
+	// for every change applied up to then, or ctx ends. It is not
+	// supported (errors.ErrUnsupported) with HandlerOptions.Workers > 1.
+	WaitForResourceVersion(ctx context.Context, resourceVersion string) error
+}
+
+var _ FanoutRegistration = (*listener.Listener)(nil)
 
 // typedFanoutInformer is the typed informer over a FanoutInformer: it has
 // fanout's additions too.

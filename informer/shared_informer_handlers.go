@@ -77,6 +77,7 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 		ResyncPeriod:          listener.DetermineResyncPeriod(logger, resync, s.resyncCheckPeriod),
 		Metrics:               informermetrics.ListenerProvider(s.listenerMetrics),
 		MetricsInformer:       s.metricsName,
+		WaitSeq:               s.waitSeq,
 	}, options.listenerOptions(s.listenerEngine, logger))
 	if err != nil {
 		return nil, err

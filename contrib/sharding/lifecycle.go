@@ -187,3 +187,33 @@ func (s *ShardedInformer) Shutdown(ctx context.Context) error {
 		return fmt.Errorf("sharded informer: waiting for it to stop: %w", context.Cause(ctx))
 	}
 }
+
+var _ informer.FanoutRegistration = (*registration)(nil)
+
+// WaitForResourceVersion waits until, on every range owned when it is
+// called, the range's informer has applied resourceVersion and this
+// handler has been called for every change it applied up to then (see
+// informer.FanoutRegistration); ranges gained later list at a newer
+// resourceVersion anyway.
+func (r *registration) WaitForResourceVersion(ctx context.Context, resourceVersion string) error {
+	s := r.s
+	s.mu.Lock()
+	regs := make([]informer.FanoutRegistration, 0, len(s.ranges))
+	for _, ri := range s.ranges {
+		if fr, ok := ri.regs[r].(informer.FanoutRegistration); ok {
+			regs = append(regs, fr)
+		}
+	}
+	s.mu.Unlock()
+	if len(regs) == 0 {
+		if _, err := resourceversion.CompareResourceVersion(resourceVersion, resourceVersion); err != nil {
+			return fmt.Errorf("%w: %q (%v)", informer.ErrInvalidResourceVersion, resourceVersion, err)
+		}
+	}
+	for _, fr := range regs {
+		if err := fr.WaitForResourceVersion(ctx, resourceVersion); err != nil {
+			return err
+		}
+	}
+	return nil
+}

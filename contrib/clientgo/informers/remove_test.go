@@ -46,7 +46,7 @@ func TestRemoveInformer(t *testing.T) {
 	if err := r.RemoveInformer(t.Context(), &corev1.Secret{}); !errors.Is(err, clientgo.ErrInformerNotHeld) {
 		t.Fatalf("RemoveInformer(Secret) = %v, want ErrInformerNotHeld", err)
 	}
-	if old.IsStopped() || f.Core().V1().Pods().Informer() != old {
+	if old.IsStopped() || !same(f.Core().V1().Pods().Informer(), old) {
 		t.Fatal("removing a type not held changed the factory")
 	}
 
@@ -68,11 +68,11 @@ func TestRemoveInformer(t *testing.T) {
 	}
 
 	fresh := f.Core().V1().Pods().Informer()
-	if fresh == old || fresh.IsStopped() {
+	if same(fresh, old) || fresh.IsStopped() {
 		t.Fatal("Informer() after RemoveInformer did not return a fresh informer")
 	}
 	gi, err := f.ForResource(podsGVR)
-	if err != nil || gi.Informer() != fresh {
+	if err != nil || !same(gi.Informer(), fresh) {
 		t.Fatalf("ForResource(pods) = %v, %v; want the fresh informer", gi, err)
 	}
 	events := make(chan string, 1)
@@ -102,7 +102,7 @@ func TestRemoveInformer(t *testing.T) {
 	if got := f.WaitForCacheSync(ctx.Done()); len(got) != 1 {
 		t.Fatalf("WaitForCacheSync after Shutdown = %v, want the ConfigMap informer only", got)
 	}
-	if again := f.Core().V1().Pods().Informer(); again == fresh || again.IsStopped() {
+	if again := f.Core().V1().Pods().Informer(); same(again, fresh) || again.IsStopped() {
 		t.Fatal("Informer() after the informer's Shutdown did not return a fresh informer")
 	}
 }
@@ -167,4 +167,12 @@ func TestRemoveInformerWaitWithContext(t *testing.T) {
 	if err, _ := res.FieldByName("Err").Interface().(error); err != nil {
 		t.Fatalf("WaitForCacheSyncWithContext after removing the unsynced informer: %v", err)
 	}
+}
+
+// same reports whether a and b are the same fanout informer; client-go
+// v0.36+'s generated Informer() wraps it anew on every call.
+func same(a, b cache.SharedIndexInformer) bool {
+	fa, okA := clientgo.FanoutInformer(a)
+	fb, okB := clientgo.FanoutInformer(b)
+	return okA && okB && fa == fb
 }
