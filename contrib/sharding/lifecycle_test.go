@@ -113,7 +113,7 @@ func TestShardedShutdown(t *testing.T) {
 		require.NoError(t, fi.Shutdown(t.Context()))
 		assert.True(t, s.IsStopped())
 		s.StartRange(context.Background(), rs[3])
-		assert.Equal(t, rs[:2], s.OwnedRanges(), "a shut-down informer starts no range")
+		assert.ElementsMatch(t, rs[:2], s.OwnedRanges(), "a shut-down informer starts no range")
 		_, err = s.AddEventHandler(informer.ResourceEventHandlerFuncs{})
 		require.Error(t, err)
 		s.RunWithContext(context.Background()) // returns at once
