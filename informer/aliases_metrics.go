@@ -16,6 +16,12 @@ type (
 	// IndexRefusalMetricsProvider is a ListenerMetricsProvider that also
 	// counts, per informer, the writes an index function refused.
 	IndexRefusalMetricsProvider = informermetrics.IndexRefusalMetricsProvider
+	// IndexRefusalMetricsReleaser is an IndexRefusalMetricsProvider that
+	// deletes an informer's refusal counter when Shutdown stops it.
+	IndexRefusalMetricsReleaser = informermetrics.IndexRefusalMetricsReleaser
+	// InformerMetricsReleaser is an InformerMetricsProvider that deletes
+	// an informer's series when Shutdown stops it.
+	InformerMetricsReleaser = informermetrics.InformerMetricsReleaser
 )
 
 // SetListenerMetricsProvider sets the process-wide listener metrics

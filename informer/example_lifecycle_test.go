@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -63,5 +64,35 @@ func ExampleFanoutInformer_waitForResourceVersion() {
 	}
 	obj, _, _ := inf.GetStore().GetByKey("default/web-1")
 	fmt.Println(obj.(*corev1.Pod).Labels["v"])
+	// Output: 2
+}
+
+// A handler that keeps its own view (here a map; in a controller, often a
+// work queue or an index) waits until it has seen the controller's own
+// write, not just the cache.
+func ExampleFanoutRegistration_waitForResourceVersion() {
+	lw, w := podSource("web-1")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	inf := cache.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, nil)
+	var mu sync.Mutex
+	seen := map[string]string{}
+	reg, _ := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{UpdateFunc: func(_, obj any) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen[obj.(*corev1.Pod).Name] = obj.(*corev1.Pod).Labels["v"]
+	}})
+	go inf.RunWithContext(ctx)
+
+	written := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-1", ResourceVersion: "11", Labels: map[string]string{"v": "2"}}}
+	w.Modify(written)
+
+	if err := reg.(cache.FanoutRegistration).WaitForResourceVersion(ctx, written.ResourceVersion); err != nil {
+		fmt.Println(err) // the context ended, the handler was removed, or Workers > 1
+		return
+	}
+	mu.Lock()
+	fmt.Println(seen["web-1"])
+	mu.Unlock()
 	// Output: 2
 }

@@ -1,6 +1,10 @@
 package informer
 
-import "context"
+import (
+	"context"
+
+	"github.com/kfanout/fanout/listener"
+)
 
 // FanoutInformer is a SharedIndexInformer with fanout's additions to
 // client-go's method set. SharedInformer, SharedIndexInformer and
@@ -27,9 +31,28 @@ type FanoutInformer interface {
 	// the tweak of its list and watch options) while it runs: objects
 	// leaving the selection are deleted, objects entering it added.
 	SetListOptions(ctx context.Context, scope ListScope) error
+	// Shutdown stops the informer for good, whatever Run's context, and
+	// waits until Run has returned or ctx ends: its reflector and watch,
+	// its goroutines and its handlers' listeners end, and its metrics
+	// series are released. A later Run logs and returns.
+	Shutdown(ctx context.Context) error
 }
 
 var _ FanoutInformer = (*sharedIndexInformer)(nil)
+
+// FanoutRegistration is a ResourceEventHandlerRegistration with fanout's
+// additions; every registration a fanout informer returns implements it
+// (reach it with a type assertion, as FanoutInformer).
+type FanoutRegistration interface {
+	ResourceEventHandlerRegistration
+	// WaitForResourceVersion waits until the informer's cache has applied
+	// resourceVersion (or a newer one) and this handler has been called
+	// for every change applied up to then, or ctx ends. It is not
+	// supported (errors.ErrUnsupported) with HandlerOptions.Workers > 1.
+	WaitForResourceVersion(ctx context.Context, resourceVersion string) error
+}
+
+var _ FanoutRegistration = (*listener.Listener)(nil)
 
 // typedFanoutInformer is the typed informer over a FanoutInformer: it has
 // fanout's additions too.
@@ -50,3 +73,5 @@ func (s typedFanoutInformer[T]) WaitForResourceVersion(ctx context.Context, reso
 func (s typedFanoutInformer[T]) SetListOptions(ctx context.Context, scope ListScope) error {
 	return s.fanout.SetListOptions(ctx, scope)
 }
+// Shutdown is the wrapped informer's.
+func (s typedFanoutInformer[T]) Shutdown(ctx context.Context) error { return s.fanout.Shutdown(ctx) }

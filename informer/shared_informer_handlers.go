@@ -78,6 +78,7 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 		ResyncPeriod:          listener.DetermineResyncPeriod(logger, resync, s.resyncCheckPeriod),
 		Metrics:               informermetrics.ListenerProvider(s.listenerMetrics),
 		MetricsInformer:       s.metricsName,
+		WaitSeq:               s.waitSeq,
 	}, opts)
 	if err != nil {
 		return nil, err

@@ -53,6 +53,7 @@ type sharedIndexInformer struct {
 	defaultEventHandlerResyncPeriod time.Duration
 	watchErrorHandler               WatchErrorHandlerWithContext
 	transform                       TransformFunc
+	life                            runLife // Shutdown's view of Run
 
 	// hub owns the critical section of every change: the delta lock, the
 	// store write, the listeners that receive it, then the handoffs that
@@ -117,6 +118,8 @@ func (s *sharedIndexInformer) RunWithContext(ctx context.Context) {
 		logger.Info("Warning: the sharedIndexInformer has started, run more than once is not allowed")
 		return
 	}
+	ctx, ran := s.runContext(ctx)
+	defer ran()
 	defer trackRunning(s)()
 
 	// The processor and its helpers run on a context that is cancelled
@@ -151,7 +154,7 @@ func (s *sharedIndexInformer) RunWithContext(ctx context.Context) {
 func (s *sharedIndexInformer) start(logger klog.Logger) bool {
 	s.startedLock.Lock()
 	defer s.startedLock.Unlock()
-	if s.started {
+	if s.started || s.life.shutDown {
 		return false
 	}
 	queue := newQueue(logger, s.objectType, s.indexer, s.transform, s.identifier, s.metricsProvider, &s.inOrder)

@@ -217,10 +217,10 @@ func (s *sharedIndexInformer) SyncStatus() SyncStatus {
 		if st.Switching {
 			s.switchAttempts(&st, ctl)
 		}
+	case stopped: // also shut down before it ran
+		st.State = SyncStopped
 	case !started:
 		st.State = SyncNotStarted
-	case stopped:
-		st.State = SyncStopped
 	default:
 		s.fillState(&st, ctl)
 	}

@@ -116,3 +116,13 @@ func (m *threadSafeMap) resourceVersion() string {
 	defer m.mu.RUnlock()
 	return m.rv
 }
+
+// waitSeq waits until the cache has applied resourceVersion and returns
+// the Seq of the last change distributed to the handlers by then; it backs
+// the registrations' WaitForResourceVersion.
+func (s *sharedIndexInformer) waitSeq(ctx context.Context, resourceVersion string) (uint64, error) {
+	if err := s.WaitForResourceVersion(ctx, resourceVersion); err != nil {
+		return 0, err
+	}
+	return s.hub.LastSeq(), nil
+}

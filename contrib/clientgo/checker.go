@@ -2,11 +2,9 @@ package clientgo
 
 import (
 	"context"
-	"reflect"
 	"sync"
 
-	"k8s.io/client-go/tools/cache"
-
+	"github.com/kfanout/fanout/contrib/clientgo/internal/donemirror"
 	"github.com/kfanout/fanout/informer"
 )
 
@@ -16,37 +14,23 @@ import (
 // HasSyncedChecker() cache.DoneChecker: embedding it gives the adapters
 // exactly the method set of the linked release's interfaces, without
 // naming cache.DoneChecker, which v0.35 does not declare.
-type checkerHost = cache.ResourceEventHandlerRegistration
+type checkerHost = donemirror.Host
 
 // hasDoneChecker reports whether the linked client-go's interfaces have
 // HasSyncedChecker (client-go v0.36 and later).
-var hasDoneChecker = func() bool {
-	_, ok := reflect.TypeFor[checkerHost]().MethodByName("HasSyncedChecker")
-	return ok
-}()
+var hasDoneChecker = donemirror.Supported
 
 // newMirror returns the checkerHost of an adapter whose fanout checker is
-// src: a client-go DeltaFIFO used only as a DoneChecker, named as src and
-// done once src is done and the informer's Run has seen it (mirrors
-// follows it while the adapter runs). It is nil on client-go v0.35, where
-// nothing promotes from it but HasSynced.
-//
-// A DeltaFIFO is the one client-go DoneChecker whose name can be set and
-// whose completion can be triggered from outside: Replace with an empty
-// list finishes its initial population.
+// src: named as src and done once src is done and the informer's Run has
+// seen it (mirrors follows it while the adapter runs). It is nil on
+// client-go v0.35, where nothing promotes from it but HasSynced.
 func newMirror(src informer.DoneChecker, mirrors *mirrorSet) checkerHost {
 	if !hasDoneChecker || src == nil {
 		return nil
 	}
-	var opts cache.DeltaFIFOOptions
-	// Name is an option from client-go v0.36 on, set by name so that
-	// this file compiles against v0.35.
-	if f := reflect.ValueOf(&opts).Elem().FieldByName("Name"); f.IsValid() && f.Kind() == reflect.String {
-		f.SetString(src.Name())
-	}
-	fifo := cache.NewDeltaFIFOWithOptions(opts)
-	mirrors.add(src, fifo)
-	return fifo
+	host, finish := donemirror.New(src.Name())
+	mirrors.add(src, finish)
+	return host
 }
 
 // mirrorSet holds the mirrors of one adapter and finishes each once its
@@ -60,15 +44,15 @@ type mirrorSet struct {
 	pending []mirror
 }
 
-// mirror is a DeltaFIFO that follows a fanout checker.
+// mirror is a client-go checker that follows a fanout checker.
 type mirror struct {
-	src  informer.DoneChecker
-	fifo *cache.DeltaFIFO
+	src    informer.DoneChecker
+	finish func()
 }
 
 // add registers a mirror; it is finished at once if src is done already.
-func (m *mirrorSet) add(src informer.DoneChecker, fifo *cache.DeltaFIFO) {
-	mi := mirror{src: src, fifo: fifo}
+func (m *mirrorSet) add(src informer.DoneChecker, finish func()) {
+	mi := mirror{src: src, finish: finish}
 	if informer.IsDone(src) {
 		mi.finish()
 		return
@@ -106,7 +90,3 @@ func (mi mirror) follow(ctx context.Context) {
 	case <-ctx.Done():
 	}
 }
-
-// finish completes the DeltaFIFO's initial population with an empty list,
-// which closes its Done channel.
-func (mi mirror) finish() { _ = mi.fifo.Replace(nil, "") }

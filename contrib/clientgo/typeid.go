@@ -51,11 +51,13 @@ func AddEventHandlerWithFanoutOptions(inf cache.SharedIndexInformer, h cache.Res
 }
 
 // FanoutRegistration returns the fanout registration behind r, which has
-// Stats, and false when r was not made by a fanout informer.
-func FanoutRegistration(r cache.ResourceEventHandlerRegistration) (informer.ResourceEventHandlerRegistration, bool) {
+// Stats and fanout's additions (WaitForResourceVersion), and false when r
+// was not made by a fanout informer.
+func FanoutRegistration(r cache.ResourceEventHandlerRegistration) (informer.FanoutRegistration, bool) {
 	w, ok := r.(*registration)
 	if !ok || w == nil {
 		return nil, false
 	}
-	return w.inner, true
+	fr, ok := w.inner.(informer.FanoutRegistration)
+	return fr, ok
 }

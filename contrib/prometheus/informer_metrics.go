@@ -113,3 +113,14 @@ func (r reservedHistogram) Observe(v float64) {
 		r.h.Observe(v)
 	}
 }
+
+var _ informer.InformerMetricsReleaser = (*InformerMetrics)(nil)
+
+// ReleaseInformer deletes the series of id; a shared informer calls it
+// when Shutdown (or a factory's RemoveInformer) stops it.
+func (m *InformerMetrics) ReleaseInformer(id informer.InformerNameAndResource) {
+	lv := labelValues(id)
+	m.queued.DeleteLabelValues(lv...)
+	m.latency.DeleteLabelValues(lv...)
+	m.storeRV.DeleteLabelValues(lv...)
+}

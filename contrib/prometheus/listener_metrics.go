@@ -148,7 +148,8 @@ func (m *ListenerMetrics) NewOldestPendingAgeMetric(id informer.ListenerID) info
 }
 
 // NewIndexRefusalsMetric returns the index refusal counter of the informer
-// named informer. It is per informer, so Release does not delete it.
+// named informer. It is per informer, so Release does not delete it;
+// ReleaseIndexRefusals does, when the informer is shut down.
 func (m *ListenerMetrics) NewIndexRefusalsMetric(informerName string) informer.ListenerCounterMetric {
 	return m.refusals.WithLabelValues(informerName)
 }
@@ -164,4 +165,12 @@ func (m *ListenerMetrics) Release(id informer.ListenerID) {
 	m.panics.Delete(l)
 	m.duration.Delete(l)
 	m.oldestAge.Delete(l)
+}
+
+var _ informer.IndexRefusalMetricsReleaser = (*ListenerMetrics)(nil)
+
+// ReleaseIndexRefusals deletes the index refusal counter of the informer
+// named informerName; a shared informer calls it when Shutdown stops it.
+func (m *ListenerMetrics) ReleaseIndexRefusals(informerName string) {
+	m.refusals.DeleteLabelValues(informerName)
 }

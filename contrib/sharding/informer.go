@@ -89,6 +89,7 @@ type ShardedInformer struct {
 	transform        informer.TransformFunc
 	watchErrorHandle informer.WatchErrorHandlerWithContext
 	started, stopped bool
+	life             shardedLife // Shutdown's view of Run
 	// settled is set after the first coordinator round: until then the
 	// set of owned ranges is unknown and nothing is synced.
 	settled bool
@@ -163,13 +164,15 @@ func (s *ShardedInformer) RunWithContext(ctx context.Context) {
 		return
 	}
 	s.mu.Lock()
-	if s.started {
+	if s.started || s.life.shutDown {
 		s.mu.Unlock()
 		klog.FromContext(ctx).Info("Warning: the sharded informer has started, run more than once is not allowed")
 		return
 	}
 	s.started = true
+	ctx, ran := s.runContextLocked(ctx)
 	s.mu.Unlock()
+	defer ran()
 	defer s.stop()
 	c, err := ring.NewCoordinator(*s.opts.Ring, s, ring.CoordinatorOptions{Metrics: s.metrics})
 	if err != nil {
@@ -215,7 +218,7 @@ func (s *ShardedInformer) Wait() { s.wg.Wait() }
 func (s *ShardedInformer) StartRange(ctx context.Context, r Range) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.ranges[r.Index]; ok || s.stopped {
+	if _, ok := s.ranges[r.Index]; ok || s.stopped || s.life.shutDown {
 		return
 	}
 	if _, ok := s.draining[r.Index]; ok {

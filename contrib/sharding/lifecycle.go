@@ -2,6 +2,7 @@ package sharding
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -9,6 +10,8 @@ import (
 
 	"github.com/kfanout/fanout/informer"
 )
+
+var _ informer.FanoutInformer = (*ShardedInformer)(nil)
 
 // SyncStatus reports what the sharded informer and each of its handler
 // registrations wait for: the ring (which ranges this replica owns), or
@@ -118,6 +121,97 @@ func (s *ShardedInformer) WaitForResourceVersion(ctx context.Context, resourceVe
 	}
 	for _, inf := range infs {
 		if err := inf.WaitForResourceVersion(ctx, resourceVersion); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// errShutDown is the cause of a Run context ended by Shutdown.
+var errShutDown = errors.New("sharding: informer shut down")
+
+// shardedLife is what Shutdown needs of a run; ShardedInformer.mu guards
+// it.
+type shardedLife struct {
+	// shutDown is set by the first Shutdown: Run and StartRange refuse
+	// after it.
+	shutDown bool
+	// cancel ends the context of the running Run; nil outside Run.
+	cancel context.CancelCauseFunc
+	// done is closed when Run returns.
+	done chan struct{}
+}
+
+// runContextLocked returns the context Run runs on, which Shutdown ends,
+// and the function Run calls last.
+func (s *ShardedInformer) runContextLocked(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	done := make(chan struct{})
+	s.life.cancel, s.life.done = cancel, done
+	return ctx, func() {
+		cancel(nil)
+		s.mu.Lock()
+		s.life.cancel = nil
+		s.mu.Unlock()
+		close(done)
+	}
+}
+
+// Shutdown stops the sharded informer for good, whatever Run's context:
+// every range informer, its watch and its handlers stop (ranges are not
+// handed over gracefully: other replicas take them over once this one
+// leaves the ring), and Run, if running, returns. It also stops an
+// informer driven by a Coordinator of the user's own (StartRange refuses
+// after it). It waits until that is done or ctx ends, and returns the
+// context's error in the latter case; it may be called again.
+func (s *ShardedInformer) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.life.shutDown = true
+	var done <-chan struct{}
+	if s.life.cancel != nil {
+		s.life.cancel(errShutDown)
+		done = s.life.done
+	}
+	s.mu.Unlock()
+	if done == nil {
+		// Not in Run: stop the ranges a Coordinator of the user's own
+		// may have started. The goroutine ends when they have.
+		stopped := make(chan struct{})
+		go func() { defer close(stopped); s.stop() }()
+		done = stopped
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("sharded informer: waiting for it to stop: %w", context.Cause(ctx))
+	}
+}
+
+var _ informer.FanoutRegistration = (*registration)(nil)
+
+// WaitForResourceVersion waits until, on every range owned when it is
+// called, the range's informer has applied resourceVersion and this
+// handler has been called for every change it applied up to then (see
+// informer.FanoutRegistration); ranges gained later list at a newer
+// resourceVersion anyway.
+func (r *registration) WaitForResourceVersion(ctx context.Context, resourceVersion string) error {
+	s := r.s
+	s.mu.Lock()
+	regs := make([]informer.FanoutRegistration, 0, len(s.ranges))
+	for _, ri := range s.ranges {
+		if fr, ok := ri.regs[r].(informer.FanoutRegistration); ok {
+			regs = append(regs, fr)
+		}
+	}
+	s.mu.Unlock()
+	if len(regs) == 0 {
+		if _, err := resourceversion.CompareResourceVersion(resourceVersion, resourceVersion); err != nil {
+			return fmt.Errorf("%w: %q (%v)", informer.ErrInvalidResourceVersion, resourceVersion, err)
+		}
+	}
+	for _, fr := range regs {
+		if err := fr.WaitForResourceVersion(ctx, resourceVersion); err != nil {
 			return err
 		}
 	}

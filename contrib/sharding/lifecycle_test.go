@@ -88,3 +88,37 @@ func TestShardedWaitForResourceVersion(t *testing.T) {
 		s.Wait()
 	})
 }
+
+// TestShardedShutdown: Shutdown stops every range a Coordinator of the
+// user's own started, with a context that never ends, and every goroutine
+// of the informer returns (the bubble would deadlock otherwise); the
+// informer then refuses ranges, handlers and Run.
+func TestShardedShutdown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(3, 4))
+		src := newObjectSource(true, 2)
+		for i := range 10 {
+			src.create(t, rng, fmt.Sprintf("cm-%d", i))
+		}
+		s := NewShardedInformer(src.lw(), &corev1.ConfigMap{}, Options{})
+		var fi informer.FanoutInformer = s
+		_, err := s.AddEventHandler(informer.ResourceEventHandlerFuncs{})
+		require.NoError(t, err)
+		rs, _ := ring.Ranges(4)
+		for _, r := range rs[:2] {
+			s.StartRange(context.Background(), r)
+		}
+		s.RoundDone()
+		synctest.Wait()
+		require.True(t, s.HasSynced())
+
+		require.NoError(t, fi.Shutdown(t.Context()))
+		assert.True(t, s.IsStopped())
+		s.StartRange(context.Background(), rs[3])
+		assert.ElementsMatch(t, rs[:2], s.OwnedRanges(), "a shut-down informer starts no range")
+		_, err = s.AddEventHandler(informer.ResourceEventHandlerFuncs{})
+		require.Error(t, err)
+		s.RunWithContext(context.Background()) // returns at once
+		require.NoError(t, fi.Shutdown(t.Context()))
+	})
+}

@@ -32,6 +32,17 @@ import (
 // object once, each only its owned ranges, with the index functions
 // applied; when one replica stops, the other serves everything.
 func TestNewInformerFuncPartitions(t *testing.T) {
+	testNewInformerFuncPartitions(t, false)
+}
+
+// TestNewInformerFuncShutdown is TestNewInformerFuncPartitions with the
+// first replica stopped by Shutdown, reached through client-go's interface
+// with clientgo.FanoutInformer.
+func TestNewInformerFuncShutdown(t *testing.T) {
+	testNewInformerFuncPartitions(t, true)
+}
+
+func testNewInformerFuncPartitions(t *testing.T, shutdown bool) {
 	synctest.Test(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(31, 32))
 		src := newObjectSource(true, 8)
@@ -102,11 +113,19 @@ func TestNewInformerFuncPartitions(t *testing.T) {
 			assert.Equal(t, ring, l.Labels[LabelRing], "lease %s", l.Name)
 		}
 
-		a.cancel()
+		if shutdown {
+			// Shutdown, its Run context still alive: it leaves the
+			// ring as if the context had ended.
+			fa, _ := clientgo.FanoutInformer(a.inf)
+			require.NoError(t, fa.Shutdown(t.Context()))
+		} else {
+			a.cancel()
+		}
 		<-a.done
 		settleRing(clk)
 		assert.Equal(t, all, names(b), "the survivor serves every object")
 		assert.True(t, a.inf.IsStopped())
+		a.cancel()
 		b.cancel()
 		<-b.done
 	})

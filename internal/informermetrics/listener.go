@@ -121,3 +121,12 @@ type IndexRefusalMetricsProvider interface {
 	// queue consumer, while the queue is held.
 	NewIndexRefusalsMetric(informer string) CounterMetric
 }
+
+// IndexRefusalMetricsReleaser is implemented by an
+// IndexRefusalMetricsProvider that can delete the refusal counter of one
+// informer. A shared informer calls it when Shutdown stops it.
+type IndexRefusalMetricsReleaser interface {
+	// ReleaseIndexRefusals deletes the refusal counter of the informer
+	// named informer.
+	ReleaseIndexRefusals(informer string)
+}

@@ -89,3 +89,12 @@ func (noopProvider) NewProcessingLatencyMetric(InformerNameAndResource) Histogra
 func (noopProvider) NewStoreResourceVersionMetric(InformerNameAndResource) GaugeMetric {
 	return Noop{}
 }
+
+// InformerMetricsReleaser is implemented by an InformerMetricsProvider
+// that can delete the series of one informer. A shared informer calls it
+// when Shutdown stops it, for an identity that is reserved.
+type InformerMetricsReleaser interface {
+	// ReleaseInformer deletes the series of id; metrics handed out for id
+	// before may keep accepting updates but are no longer exported.
+	ReleaseInformer(id InformerNameAndResource)
+}

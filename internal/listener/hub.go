@@ -27,6 +27,8 @@ type Hub struct {
 	// pending holds the handoffs begun under mu, finished in order after
 	// mu is released. Only the goroutine in Apply uses it.
 	pending []handoff
+	// seq is the Seq of the last change distributed; guarded by mu.
+	seq uint64
 }
 
 // NewHub returns the hub of p. observe, when not nil, is called under the
@@ -77,8 +79,14 @@ func (h *Hub) Register(l *Listener, replay func() []any) error {
 	if _, err := h.p.AddListener(l); err != nil {
 		return err
 	}
-	for _, obj := range replay() {
-		l.replay(NewAdd(obj, true))
+	objs := replay()
+	for _, obj := range objs {
+		n := NewAdd(obj, true)
+		n.Seq = h.seq
+		l.replay(n)
+	}
+	if len(objs) == 0 {
+		l.returned(h.seq) // nothing before now to wait for
 	}
 	h.p.StartWatchSynced(l)
 	return nil
@@ -115,6 +123,10 @@ func (s *hubSink) OnDelete(obj any) {
 }
 
 func (s *hubSink) begin(n Notification, sync bool) {
+	if !sync {
+		s.seq++
+		n.Seq = s.seq
+	}
 	if ho := s.p.beginDistribute(n, sync); ho.s != nil {
 		s.pending = append(s.pending, ho)
 	}

@@ -1,6 +1,7 @@
 package listener
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -59,6 +60,8 @@ type Listener struct {
 	runFinished chan struct{} // closed when the engine calls the handler no more (or on removal before start)
 
 	delivered atomic.Uint64 // handler calls made, panicked ones included
+	seqs      seqWatch      // the Seqs the handler has returned from
+	waitSeq   func(ctx context.Context, resourceVersion string) (uint64, error)
 	panics    atomic.Uint64 // handler calls that panicked
 
 	resyncMu              sync.Mutex // guards the fields below
@@ -106,6 +109,7 @@ func newListener(p *Processor, handler Handler, b Binding, opts Options) (*Liste
 		resyncPeriod:          b.ResyncPeriod,
 		backlog:               newBacklogWatch(th),
 		slowThreshold:         max(opts.SlowHandlerThreshold, 0),
+		waitSeq:               b.WaitSeq,
 	}
 	l.metrics = newMetrics(b.Metrics, informermetrics.ListenerID{Informer: b.MetricsInformer, Handler: name})
 	l.engine = newEngine(l, p, size, opts)
@@ -283,6 +287,7 @@ func (l *Listener) keyOf(obj any) string {
 // handler" trace; engines pass it when a traceGate says a trace could be
 // logged.
 func (l *Listener) deliver(n Notification, pending int64, traced bool) (crashed bool) {
+	defer l.returned(n.Seq)
 	if traced && pending > initialBufferSize {
 		defer l.traceSlowCall(time.Now(), pending)
 	}

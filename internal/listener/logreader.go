@@ -211,7 +211,7 @@ func (r *logReader) next() (n Notification, pending int64, ok bool) {
 				r.seg, r.idx = r.seg.next.Load(), 0
 				r.curSeg.Store(r.seg)
 			}
-			n = r.seg.entries[r.idx].notification()
+			n = r.seg.entries[r.idx].notification(r.seg)
 			r.idx++
 			r.seq++
 			r.consumed.Store(r.seq)

@@ -31,22 +31,22 @@ func merge(earlier, later Notification) (Notification, mergeOutcome) {
 	case Add:
 		switch later.Kind {
 		case Update:
-			return Notification{Kind: Add, Obj: later.Obj, IsInInitialList: earlier.IsInInitialList}, mergedOne
+			return Notification{Kind: Add, Obj: later.Obj, IsInInitialList: earlier.IsInInitialList, Seq: later.Seq}, mergedOne
 		case Add:
-			return Notification{Kind: Add, Obj: later.Obj, IsInInitialList: earlier.IsInInitialList || later.IsInInitialList}, mergedOne
+			return Notification{Kind: Add, Obj: later.Obj, IsInInitialList: earlier.IsInInitialList || later.IsInInitialList, Seq: max(earlier.Seq, later.Seq)}, mergedOne
 		case Delete:
 			return Notification{}, cancelled
 		}
 	case Update:
 		switch later.Kind {
 		case Update:
-			return Notification{Kind: Update, OldObj: earlier.OldObj, Obj: later.Obj}, mergedOne
+			return Notification{Kind: Update, OldObj: earlier.OldObj, Obj: later.Obj, Seq: later.Seq}, mergedOne
 		case Delete:
-			return Notification{Kind: Delete, Obj: later.Obj}, mergedOne
+			return Notification{Kind: Delete, Obj: later.Obj, Seq: later.Seq}, mergedOne
 		}
 	case Delete:
 		if later.Kind == Delete {
-			return Notification{Kind: Delete, Obj: later.Obj}, mergedOne
+			return Notification{Kind: Delete, Obj: later.Obj, Seq: later.Seq}, mergedOne
 		}
 	}
 	return Notification{}, keepBoth

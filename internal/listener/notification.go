@@ -48,6 +48,10 @@ type Notification struct {
 	// list (or a late handler's replay); such adds count towards the
 	// registration's HasSynced.
 	IsInInitialList bool
+	// Seq numbers the changes distributed by one Hub, in order (see
+	// Hub.LastSeq): a replayed add carries the Seq of the last change
+	// before the replay, a resync 0.
+	Seq uint64
 }
 
 // NewAdd returns an Add notification for obj.

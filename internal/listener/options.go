@@ -1,6 +1,7 @@
 package listener
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -92,6 +93,10 @@ type Binding struct {
 	Metrics informermetrics.ListenerMetricsProvider
 	// MetricsInformer is the informer name in the metrics' ListenerID.
 	MetricsInformer string
+	// WaitSeq, if not nil, waits until the informer's cache has applied a
+	// resourceVersion and returns the Seq of the last change distributed
+	// by then; it backs Listener.WaitForResourceVersion.
+	WaitSeq func(ctx context.Context, resourceVersion string) (uint64, error)
 }
 
 // Validate checks the options: the engine, the overload options (with

@@ -20,11 +20,18 @@ type logEntry struct {
 	atMs     uint32 // milliseconds after the segment's baseMs
 	kind     Kind
 	initial  bool
+	// seqOff is the notification's Seq after the segment's seqBase; 0 for
+	// a notification without one (a resync). It fits the struct's padding.
+	seqOff uint16
 }
 
-// notification returns the entry as a Notification.
-func (e *logEntry) notification() Notification {
-	return Notification{Obj: e.obj, OldObj: e.old, Kind: e.kind, IsInInitialList: e.initial}
+// notification returns the entry, of segment seg, as a Notification.
+func (e *logEntry) notification(seg *logSegment) Notification {
+	n := Notification{Obj: e.obj, OldObj: e.old, Kind: e.kind, IsInInitialList: e.initial}
+	if e.seqOff != 0 {
+		n.Seq = seg.seqBase + uint64(e.seqOff)
+	}
+	return n
 }
 
 // logSegment is a block of consecutive entries. The writer fills it and
@@ -36,6 +43,7 @@ type logSegment struct {
 	entries [logSegmentSize]logEntry
 	base    uint64 // sequence number of entries[0]
 	baseMs  int64  // processor time, in milliseconds, the entries' atMs count from
+	seqBase uint64 // the Seq the entries' seqOff count from
 	// size is the number of entries the segment holds once the writer has
 	// moved on: logSegmentSize, or fewer if the writer left it early
 	// because an entry's time no longer fit its 32-bit offset (a segment
@@ -79,6 +87,7 @@ type sharedLog struct {
 	mu        sync.Mutex
 	tail      *logSegment
 	tailN     int           // entries used in tail
+	lastSeq   uint64        // the Seq of the last entry with one
 	published atomic.Uint64 // entries written; entry s is readable once published > s
 	readers   []*logReader
 }
@@ -87,7 +96,7 @@ type sharedLog struct {
 func (g *sharedLog) attach(r *logReader) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.ensureTailLocked(msOf(r.l.owner.now()))
+	g.ensureTailLocked(msOf(r.l.owner.now()), 0)
 	r.seg, r.idx = g.tail, g.tailN
 	r.seq = g.published.Load()
 	r.pub = r.seq
@@ -122,11 +131,16 @@ func (g *sharedLog) detach(r *logReader) {
 // ensureTailLocked makes sure the tail segment has room for one entry made at
 // millisecond ms, whose offset from the segment's baseMs fits 32 bits (a
 // segment part-filled for 49 days is closed early); g.mu held.
-func (g *sharedLog) ensureTailLocked(ms int64) {
-	if g.tail != nil && g.tailN < logSegmentSize && ms-g.tail.baseMs <= math.MaxUint32 {
+func (g *sharedLog) ensureTailLocked(ms int64, seq uint64) {
+	if g.tail != nil && g.tailN < logSegmentSize && ms-g.tail.baseMs <= math.MaxUint32 &&
+		(seq == 0 || seq > g.tail.seqBase && seq-g.tail.seqBase <= math.MaxUint16) {
 		return
 	}
 	seg := newLogSegment(g.published.Load(), ms)
+	seg.seqBase = g.lastSeq
+	if seq != 0 {
+		seg.seqBase = seq - 1
+	}
 	if g.tail != nil {
 		if g.tailN < logSegmentSize {
 			g.tail.size.Store(int32(g.tailN))
@@ -153,11 +167,16 @@ func (g *sharedLog) write(n Notification, at int64) {
 		return
 	}
 	ms := msOf(at)
-	g.ensureTailLocked(ms)
+	g.ensureTailLocked(ms, n.Seq)
 	// A concurrent Distribute may have read the clock a little earlier than
 	// the entry before: such an entry counts from the segment's start.
 	off := uint32(max(ms-g.tail.baseMs, 0))
-	g.tail.entries[g.tailN] = logEntry{obj: n.Obj, old: n.OldObj, atMs: off, kind: n.Kind, initial: n.IsInInitialList}
+	var seqOff uint16
+	if n.Seq != 0 {
+		seqOff = uint16(n.Seq - g.tail.seqBase)
+		g.lastSeq = n.Seq
+	}
+	g.tail.entries[g.tailN] = logEntry{obj: n.Obj, old: n.OldObj, atMs: off, kind: n.Kind, initial: n.IsInInitialList, seqOff: seqOff}
 	g.tailN++
 	if n.initialListAdd() {
 		for _, r := range g.readers {

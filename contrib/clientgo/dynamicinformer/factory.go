@@ -1,6 +1,7 @@
 package dynamicinformer
 
 import (
+	"context"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,4 +37,19 @@ func NewFilteredDynamicSharedInformerFactory(client dynamic.Interface, defaultRe
 		return NewFilteredDynamicInformer(client, gvr, namespace, defaultResync,
 			cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, tweakListOptions)
 	})
+}
+
+// InformerRemover is implemented by this package's factories:
+//
+//	err := f.(dynamicinformer.InformerRemover).RemoveInformer(ctx, gvr)
+//
+// RemoveInformer stops the informer of gvr, waits until it has stopped
+// (or ctx ends) and drops it, so that the next ForResource(gvr) returns a
+// fresh informer; its handlers' goroutines end and its metrics series are
+// released. For a resource the factory holds no informer of it returns an
+// error wrapping clientgo.ErrInformerNotHeld and changes nothing. An
+// informer stopped by its own Shutdown (clientgo.FanoutInformer) is
+// dropped too.
+type InformerRemover interface {
+	RemoveInformer(ctx context.Context, gvr schema.GroupVersionResource) error
 }

@@ -127,3 +127,11 @@ func keys(indexers cache.Indexers) []string {
 	}
 	return out
 }
+
+func TestRemoveInformer(t *testing.T) {
+	client := fakeClient(configMap("ns-a", "one", "", nil))
+	f := NewDynamicSharedInformerFactory(client, 0)
+	_, ok := f.(InformerRemover)
+	require.True(t, ok, "the factory has RemoveInformer")
+	gvrtest.CheckRemoveInformer(t, f.(gvrtest.Remover), configMaps, schema.GroupVersionResource{Version: "v1", Resource: "secrets"})
+}

@@ -51,3 +51,25 @@ func ExampleWithFanoutOptions() {
 	fmt.Println(err)
 	// Output: <nil>
 }
+
+// An operator that watches a CRD stops its informer when the CRD is
+// deleted, instead of logging list errors forever; if the CRD comes back,
+// the next Informer() is a fresh informer, which the next Start runs.
+func ExampleInformerRemover() {
+	factory := informers.NewSharedInformerFactory(fake.NewClientset(), 0)
+	pods := factory.Core().V1().Pods().Informer()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer func() { cancel(); factory.Shutdown() }()
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+
+	err := factory.(informers.InformerRemover).RemoveInformer(ctx, &corev1.Pod{})
+	fmt.Println(err, pods.IsStopped())
+
+	fresh := factory.Core().V1().Pods().Informer()
+	factory.Start(ctx.Done())
+	fmt.Println(fresh.IsStopped(), factory.(informers.InformerRemover).RemoveInformer(ctx, &corev1.Secret{}))
+	// Output:
+	// <nil> true
+	// false clientgo: the factory holds no informer of this resource: *v1.Secret
+}

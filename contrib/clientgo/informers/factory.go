@@ -47,7 +47,12 @@ func NewSharedInformerFactoryWithOptions(client kubernetes.Interface, defaultRes
 	if err := release.Check(); err != nil {
 		panic(err)
 	}
-	f := &factory{client: client}
+	f := &factory{
+		client:        client,
+		defaultResync: defaultResync,
+		informers:     map[reflect.Type]*entry{},
+		slots:         map[reflect.Type]*slot{},
+	}
 	for _, opt := range options {
 		if opt != nil {
 			opt(&f.options)
@@ -58,21 +63,36 @@ func NewSharedInformerFactoryWithOptions(client kubernetes.Interface, defaultRes
 	return f
 }
 
-// factory serves fanout informers. client-go's own factory, inner, keeps
-// the books (one informer per type, custom resyncs, transform, start,
-// sync and shutdown); this type hands it fanout informers to keep.
+// factory serves fanout informers and keeps its own books: one informer
+// per type (until RemoveInformer), custom resyncs, transform, start, sync
+// and shutdown.
 //
-// inner is embedded so that the factory has exactly the methods of the
-// linked release's interface: StartWithContext,
+// client-go's own factory, inner, is embedded so that the factory has
+// exactly the methods of the linked release's interface:
 // WaitForCacheSyncWithContext and InformerName (client-go v0.36+) are
 // inner's, and so are the group accessors a release adds after v0.35
 // (Lifecycle in v0.37), which serve client-go's own informers: this
-// package cannot name their groups and still build against v0.35.
+// package cannot name their groups and still build against v0.35. inner
+// holds, for each type, a slot standing for the factory's current
+// informer of the type (see slot), so that its WaitForCacheSyncWithContext
+// waits for fanout's informers.
 type factory struct {
 	SharedInformerFactory
-	inner   SharedInformerFactory
-	client  kubernetes.Interface
-	options factoryOptions
+	inner         SharedInformerFactory
+	client        kubernetes.Interface
+	options       factoryOptions
+	defaultResync time.Duration
+
+	mu sync.Mutex // guards the fields below; held while building an informer
+	// informers holds the current informer of each type.
+	informers map[reflect.Type]*entry
+	// slots holds what inner keeps for each type ever requested.
+	slots map[reflect.Type]*slot
+	// shuttingDown is set by the first Shutdown; Start does nothing after.
+	shuttingDown bool
+	// wg counts the goroutines Start runs; each ends when the context (or
+	// stop channel) it was started with is done, or its informer stops.
+	wg sync.WaitGroup
 
 	scratchOnce sync.Once
 	// scratch is a client-go factory with the same scope, never started:
@@ -82,38 +102,42 @@ type factory struct {
 
 var _ SharedInformerFactory = (*factory)(nil)
 
-// Start runs every informer requested so far and not yet started until
-// stopCh is closed.
-func (f *factory) Start(stopCh <-chan struct{}) { f.inner.Start(stopCh) }
-
-// Shutdown stops new starts and waits for the started informers to stop.
-func (f *factory) Shutdown() { f.inner.Shutdown() }
-
-// WaitForCacheSync waits until the started informers have synced or
-// stopCh is closed.
-func (f *factory) WaitForCacheSync(stopCh <-chan struct{}) map[reflect.Type]bool {
-	return f.inner.WaitForCacheSync(stopCh)
-}
-
 // InformerFor returns the informer of obj's type, building it the first
-// time. For client-go's generated accessors (and a nil newFunc) it is a
-// fanout informer over the client's typed client of that type, with the
-// factory's namespace, tweak and resync and client-go's namespace index.
-// Any other newFunc is called: the informer it returns is kept as it is,
-// a fanout informer (from contrib/clientgo or contrib/clientgo/cache) or
-// client-go's own, which is then served by client-go (logged once per
-// type).
+// time, and again after RemoveInformer (or the informer's own Shutdown).
+// For client-go's generated accessors (and a nil newFunc) it is a fanout
+// informer over the client's typed client of that type, with the factory's
+// namespace, tweak, resync (WithCustomResyncConfig's for the type) and
+// transform and client-go's namespace index. Any other newFunc is called:
+// the informer it returns is kept as it is, a fanout informer (from
+// contrib/clientgo or contrib/clientgo/cache) or client-go's own, which is
+// then served by client-go (logged once per type).
 func (f *factory) InformerFor(obj k8sruntime.Object, newFunc internalinterfaces.NewInformerFunc) cache.SharedIndexInformer {
-	return f.inner.InformerFor(obj, func(client kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
-		if newFunc == nil || isGenerated(newFunc) {
-			return f.build(obj, resync)
-		}
-		built := newFunc(client, resync)
-		if _, ok := clientgo.FanoutInformer(built); !ok && built != nil {
+	t := reflect.TypeOf(obj)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pruneLocked()
+	if e, ok := f.informers[t]; ok {
+		return e.inf
+	}
+	resync, ok := f.options.customResync[t]
+	if !ok {
+		resync = f.defaultResync
+	}
+	var inf cache.SharedIndexInformer
+	if newFunc == nil || isGenerated(newFunc) {
+		inf = f.build(obj, resync)
+	} else {
+		inf = newFunc(f.client, resync)
+		if _, ok := clientgo.FanoutInformer(inf); !ok && inf != nil {
 			klog.Background().Info("InformerFor: the informer constructor returned client-go's informer, which stays client-go's; build it with github.com/kfanout/fanout/contrib/clientgo/cache for a fanout informer", "type", fmt.Sprintf("%T", obj))
 		}
-		return built
-	})
+	}
+	if inf != nil && f.options.transform != nil {
+		_ = inf.SetTransform(f.options.transform) // cannot fail: not started
+	}
+	f.informers[t] = &entry{inf: inf, removed: make(chan struct{})}
+	f.slotLocked(obj, t)
+	return inf
 }
 
 // isGenerated reports whether newFunc is the defaultInformer method of

@@ -1,6 +1,7 @@
 package informers
 
 import (
+	"reflect"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,8 +24,12 @@ type SharedInformerOption func(*factoryOptions)
 type factoryOptions struct {
 	namespace string
 	tweak     internalinterfaces.TweakListOptionsFunc
+	// customResync and transform are WithCustomResyncConfig's and
+	// WithTransform's, for the factory's own informers.
+	customResync map[reflect.Type]time.Duration
+	transform    cache.TransformFunc
 	// clientGo are the options passed on to the client-go factory that
-	// keeps the books (custom resyncs, transform, namespace, tweak).
+	// serves client-go's own informers (the groups added after v0.35).
 	clientGo  []k8sinformers.SharedInformerOption
 	configure []ConfigureFunc
 }
@@ -50,6 +55,12 @@ func WithTweakListOptions(tweakListOptions internalinterfaces.TweakListOptionsFu
 // given objects' types.
 func WithCustomResyncConfig(resyncConfig map[metav1.Object]time.Duration) SharedInformerOption {
 	return func(o *factoryOptions) {
+		if o.customResync == nil {
+			o.customResync = map[reflect.Type]time.Duration{}
+		}
+		for obj, resync := range resyncConfig {
+			o.customResync[reflect.TypeOf(obj)] = resync
+		}
 		o.clientGo = append(o.clientGo, k8sinformers.WithCustomResyncConfig(resyncConfig))
 	}
 }
@@ -57,6 +68,7 @@ func WithCustomResyncConfig(resyncConfig map[metav1.Object]time.Duration) Shared
 // WithTransform sets the transform of every informer of the factory.
 func WithTransform(transform cache.TransformFunc) SharedInformerOption {
 	return func(o *factoryOptions) {
+		o.transform = transform
 		o.clientGo = append(o.clientGo, k8sinformers.WithTransform(transform))
 	}
 }

@@ -1,6 +1,7 @@
 package metadatainformer
 
 import (
+	"context"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -72,4 +73,19 @@ func newFactory(client metadata.Interface, defaultResync time.Duration, c *facto
 		_ = inf.Informer().SetTransform(c.transform)
 		return inf
 	})
+}
+
+// InformerRemover is implemented by this package's factories:
+//
+//	err := f.(metadatainformer.InformerRemover).RemoveInformer(ctx, gvr)
+//
+// RemoveInformer stops the informer of gvr, waits until it has stopped
+// (or ctx ends) and drops it, so that the next ForResource(gvr) returns a
+// fresh informer; its handlers' goroutines end and its metrics series are
+// released. For a resource the factory holds no informer of it returns an
+// error wrapping clientgo.ErrInformerNotHeld and changes nothing. An
+// informer stopped by its own Shutdown (clientgo.FanoutInformer) is
+// dropped too.
+type InformerRemover interface {
+	RemoveInformer(ctx context.Context, gvr schema.GroupVersionResource) error
 }

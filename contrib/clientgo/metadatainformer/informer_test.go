@@ -96,3 +96,10 @@ func TestFactoryWithRealClient(t *testing.T) {
 
 	srv.CheckServed(t, NewFilteredSharedInformerFactory(client, 0, "ns-a", func(o *metav1.ListOptions) { o.LabelSelector = "app=x" }), deployments, path)
 }
+
+func TestRemoveInformer(t *testing.T) {
+	f := NewSharedInformerFactory(fakeClient(t, partial("ns-a", "one", "", nil)), 0)
+	_, ok := f.(InformerRemover)
+	require.True(t, ok, "the factory has RemoveInformer")
+	gvrtest.CheckRemoveInformer(t, f.(gvrtest.Remover), deployments, schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"})
+}

@@ -25,7 +25,8 @@ type Factory struct {
 
 	mu        sync.Mutex // guards the fields below
 	informers map[schema.GroupVersionResource]informers.GenericInformer
-	started   map[schema.GroupVersionResource]bool
+	// started holds the context each started informer runs on.
+	started map[schema.GroupVersionResource]context.Context
 	// shuttingDown is set by the first Shutdown; Start does nothing after.
 	shuttingDown bool
 
@@ -44,15 +45,17 @@ func New(newInformer func(schema.GroupVersionResource) informers.GenericInformer
 	return &Factory{
 		newInformer: newInformer,
 		informers:   map[schema.GroupVersionResource]informers.GenericInformer{},
-		started:     map[schema.GroupVersionResource]bool{},
+		started:     map[schema.GroupVersionResource]context.Context{},
 	}
 }
 
 // ForResource returns the informer of gvr, making it on the first call;
-// later calls return the same informer.
+// later calls return the same informer, until it is removed
+// (RemoveInformer, or the informer's own Shutdown): then a fresh one.
 func (f *Factory) ForResource(gvr schema.GroupVersionResource) informers.GenericInformer {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.pruneLocked()
 	if inf, ok := f.informers[gvr]; ok {
 		return inf
 	}
@@ -75,11 +78,12 @@ func (f *Factory) StartWithContext(ctx context.Context) {
 	if f.shuttingDown {
 		return
 	}
+	f.pruneLocked()
 	for gvr, inf := range f.informers {
-		if f.started[gvr] {
+		if f.started[gvr] != nil {
 			continue
 		}
-		f.started[gvr] = true
+		f.started[gvr] = ctx
 		sii := inf.Informer()
 		f.wg.Go(func() { sii.RunWithContext(ctx) })
 	}
@@ -89,9 +93,10 @@ func (f *Factory) StartWithContext(ctx context.Context) {
 // stopCh is closed, and reports per resource whether it synced.
 func (f *Factory) WaitForCacheSync(stopCh <-chan struct{}) map[schema.GroupVersionResource]bool {
 	f.mu.Lock()
+	f.pruneLocked()
 	started := make(map[schema.GroupVersionResource]cache.SharedIndexInformer, len(f.started))
 	for gvr, inf := range f.informers {
-		if f.started[gvr] {
+		if f.started[gvr] != nil {
 			started[gvr] = inf.Informer()
 		}
 	}
