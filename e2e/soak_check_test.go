@@ -32,8 +32,9 @@ import (
 //     and every call of the panic-flood handlers (soakPanicFlood) too;
 //   - panic-log-flood: a handler that panics on every call writes at most
 //     2 + 2 log entries per 10 s of the run;
-//   - index-refusals: the refusing subject's informer counted refusals if
-//     its index function refused any, and no more (soak_refusals_test.go);
+//   - index-refusals: the refusing subject's informer counted as many
+//     refusals as its index function returned errors
+//     (soak_refusals_test.go);
 //     its store and handler are checked with the refused versions allowed
 //     to be missing (soakRelaxed);
 //   - baseline: after the run the goroutines (less idle HTTP connections)
