@@ -192,7 +192,7 @@ func (e *soakEnv) quiesce(label string) {
 	e.mu.Lock()
 	e.checks = append(e.checks, q)
 	e.mu.Unlock()
-	e.logf("soak: %s check at %.1fs: %d objects, converged in %.1fs, ok=%t", label, at, len(want), q.ConvergedIn, q.OK)
+	e.logf("soak: %s check at %.1fs: %d objects, converged in %.1fs, ok=%t %s", label, at, len(want), q.ConvergedIn, q.OK, msg)
 }
 
 // soakComparison is the result of comparing one handler with client-go's.

@@ -260,10 +260,16 @@ func (e *soakEnv) loadPhase(d time.Duration) *soakLoadResult {
 		}
 	})
 
+	// The ramp doubles the writers until a step degrades (more than 1%
+	// errors, or a p99 latency above max(1 s, 5 times the first step's))
+	// or two steps in a row gain less than 10% on the best rate, and
+	// holds the best step's writers; the machine's other jobs make single
+	// steps noisy.
 	start := time.Now()
 	stepDur := max(2*time.Second, d/20)
 	best := soakLoadStep{}
 	var firstP99 float64
+	flat := 0
 	for n := 1; n <= soakLoadMaxWriters; n *= 2 {
 		if time.Since(start)+stepDur > d*2/3 {
 			break
@@ -276,15 +282,22 @@ func (e *soakEnv) loadPhase(d time.Duration) *soakLoadResult {
 			st.Why = "errors above 1%"
 		case st.P99MS > max(1000, 5*firstP99):
 			st.Why = fmt.Sprintf("p99 latency above max(1 s, 5x the first step's %.0f ms)", firstP99)
-		case st.Rate < 1.1*best.Rate:
-			st.Why = "rate up less than 10% on the previous best"
+		}
+		if st.Why == "" && st.Rate < 1.1*best.Rate {
+			if flat++; flat == 2 {
+				st.Why = "two steps up less than 10% on the best rate"
+			}
+		} else if st.Why == "" {
+			flat = 0
 		}
 		res.Steps = append(res.Steps, st)
 		e.logf("soak: load ramp: %d writers: %.0f writes/s, p50 %.0f ms, p99 %.0f ms, %d errors %s", st.Writers, st.Rate, st.P50MS, st.P99MS, st.Errors, st.Why)
+		if st.Rate > best.Rate && (st.Why == "" || flat == 2) {
+			best = st
+		}
 		if st.Why != "" {
 			break
 		}
-		best = st
 	}
 	hold := d - time.Since(start)
 	res.HoldSeconds = hold.Seconds()
