@@ -338,10 +338,14 @@ var soakIgnoredGoroutines = []string{
 	"net/http.(*persistConn)", "http2.(*ClientConn)", "http2.(*clientConnReadLoop)", "klog/v2.(*flushDaemon)",
 }
 
-func soakGoroutines() int {
+func soakGoroutines() int { return len(soakGoroutineStacks()) }
+
+// soakGoroutineStacks returns the stacks of the goroutines the baseline
+// counts.
+func soakGoroutineStacks() []string {
 	buf := make([]byte, 8<<20)
 	buf = buf[:runtime.Stack(buf, true)]
-	n := 0
+	var out []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
 		ignored := false
 		for _, s := range soakIgnoredGoroutines {
@@ -351,10 +355,10 @@ func soakGoroutines() int {
 			}
 		}
 		if !ignored && strings.TrimSpace(g) != "" {
-			n++
+			out = append(out, g)
 		}
 	}
-	return n
+	return out
 }
 
 func takeSoakBaseline() soakBaseline {
@@ -381,6 +385,7 @@ func (e *soakEnv) checkBaseline(base soakBaseline) soakBaseline {
 	}
 	if now.Goroutines > base.Goroutines {
 		e.viol.add("baseline", fmt.Sprintf("%d goroutines after the run, %d before", now.Goroutines, base.Goroutines))
+		e.logf("soak: goroutines after the run:\n%s", strings.Join(soakGoroutineStacks(), "\n\n"))
 	}
 	if now.HeapBytes > base.HeapBytes+soakHeapSlack {
 		e.viol.add("baseline", fmt.Sprintf("heap %d MiB after the run, %d MiB before", now.HeapBytes>>20, base.HeapBytes>>20))
