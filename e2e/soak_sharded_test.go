@@ -152,11 +152,7 @@ func newSoakShardReplica(e *soakEnv, g *soakGroup, sg *soakShardGroup, kind stri
 		if err != nil {
 			return nil, err
 		}
-		return &soakReg{
-			h: h, opts: o, synced: reg.HasSynced,
-			stats:  func() (informer.ListenerStats, bool) { return informer.ListenerStats{}, false },
-			remove: func() error { return inf.RemoveEventHandler(reg) },
-		}, nil
+		return plainSoakReg(h, reg.HasSynced, func() error { return inf.RemoveEventHandler(reg) }), nil
 	}
 	return s, nil
 }

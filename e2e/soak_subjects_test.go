@@ -156,13 +156,18 @@ func newSoakClientGo(g *soakGroup, kind string) *soakSubject {
 		if err != nil {
 			return nil, err
 		}
-		return &soakReg{
-			h: h, opts: o, synced: reg.HasSynced,
-			stats:  func() (informer.ListenerStats, bool) { return informer.ListenerStats{}, false },
-			remove: func() error { return inf.RemoveEventHandler(reg) },
-		}, nil
+		return plainSoakReg(h, reg.HasSynced, func() error { return inf.RemoveEventHandler(reg) }), nil
 	}
 	return s
+}
+
+// plainSoakReg is a registration without handler options or listener
+// stats (client-go's, a sharded replica's).
+func plainSoakReg(h *soakHandler, synced func() bool, remove func() error) *soakReg {
+	return &soakReg{
+		h: h, synced: synced, remove: remove,
+		stats: func() (informer.ListenerStats, bool) { return informer.ListenerStats{}, false },
+	}
 }
 
 // addHandler registers a new soakHandler on s.

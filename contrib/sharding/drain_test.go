@@ -208,11 +208,7 @@ func TestDrainTimeout(t *testing.T) {
 		rng := rand.New(rand.NewPCG(7, 8))
 		src := newObjectSource(true, 1)
 		clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
-		for i := range 5 {
-			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("cm-%d", i), UID: types.UID(randomUID(rng)), ResourceVersion: strconv.Itoa(i + 1)}}
-			_, err := src.cs.CoreV1().ConfigMaps("default").Create(ctx, cm, metav1.CreateOptions{})
-			require.NoError(t, err)
-		}
+		createNumbered(t, src, rng, 5)
 		log := &eventLog{}
 		h := &gatedHandler{log: log, who: "a"}
 		gate := make(chan struct{})
@@ -258,11 +254,7 @@ func TestForcedStopDeletesWhatTheHandlerWasTold(t *testing.T) {
 		ctx := t.Context()
 		rng := rand.New(rand.NewPCG(9, 10))
 		src := newObjectSource(true, 1)
-		for i := range 3 {
-			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("cm-%d", i), UID: types.UID(randomUID(rng)), ResourceVersion: strconv.Itoa(i + 1)}}
-			_, err := src.cs.CoreV1().ConfigMaps("default").Create(ctx, cm, metav1.CreateOptions{})
-			require.NoError(t, err)
-		}
+		createNumbered(t, src, rng, 3)
 		log := &eventLog{}
 		h := &gatedHandler{log: log, who: "a"}
 		gate := make(chan struct{})
@@ -338,10 +330,7 @@ func TestForcedStopDropsCallsWaitingForTheirTurn(t *testing.T) {
 		src := newObjectSource(true, 2)
 		rs, _ := Ranges(2)
 		inRange := map[string]int{}
-		for i := range 20 {
-			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("cm-%d", i), UID: types.UID(randomUID(rng)), ResourceVersion: strconv.Itoa(i + 1)}}
-			_, err := src.cs.CoreV1().ConfigMaps("default").Create(ctx, cm, metav1.CreateOptions{})
-			require.NoError(t, err)
+		for _, cm := range createNumbered(t, src, rng, 20) {
 			h, err := HashObject(KeyUID, cm)
 			require.NoError(t, err)
 			inRange[cm.Name] = RangeIndex(h, 2)
@@ -392,4 +381,18 @@ func TestForcedStopDropsCallsWaitingForTheirTurn(t *testing.T) {
 		synctest.Wait()
 		s.Wait()
 	})
+}
+
+// createNumbered creates ConfigMaps cm-0 to cm-<n-1> in src, with random
+// UIDs and resourceVersions 1 to n, and returns them.
+func createNumbered(t *testing.T, src *objectSource, rng *rand.Rand, n int) []*corev1.ConfigMap {
+	t.Helper()
+	out := make([]*corev1.ConfigMap, n)
+	for i := range n {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("cm-%d", i), UID: types.UID(randomUID(rng)), ResourceVersion: strconv.Itoa(i + 1)}}
+		_, err := src.cs.CoreV1().ConfigMaps("default").Create(t.Context(), cm, metav1.CreateOptions{})
+		require.NoError(t, err)
+		out[i] = cm
+	}
+	return out
 }
