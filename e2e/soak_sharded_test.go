@@ -81,7 +81,15 @@ func (h soakTracingHandler) note(kind string, obj any) {
 	}
 	cm := obj.(*corev1.ConfigMap)
 	hash, _ := sharding.HashObject(sharding.KeyUID, cm)
-	h.trace.record(replicaLine{K: kind, N: cmKey(cm), RV: cm.ResourceVersion, Range: sharding.RangeIndex(hash, soakShardRanges)})
+	h.trace.record(replicaLine{K: kind, N: soakShardIdentity(cm), RV: cm.ResourceVersion, Range: sharding.RangeIndex(hash, soakShardRanges)})
+}
+
+// soakShardIdentity names an object in the replay: the ring shards by UID,
+// so a ConfigMap deleted and created again under its name is another
+// object, likely in another range, whose add may reach its new owner
+// before the old owner's delete of the first one.
+func soakShardIdentity(cm *corev1.ConfigMap) string {
+	return cmKey(cm) + " (uid " + string(cm.UID) + ")"
 }
 
 func (h soakTracingHandler) OnAdd(obj any, initial bool) {
