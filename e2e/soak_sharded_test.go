@@ -154,6 +154,9 @@ func newSoakShardReplica(e *soakEnv, g *soakGroup, sg *soakShardGroup, kind stri
 		if o != (soakHandlerOpts{}) {
 			return nil, fmt.Errorf("the soak's sharded replicas take no handler options, got %+v", o)
 		}
+		// Calls are in order per object, and a recreated name is another
+		// object, maybe in another range: the order is checked per UID.
+		h.identity = soakShardIdentity
 		var handler informer.ResourceEventHandler = h
 		traced.Do(func() { handler = soakTracingHandler{trace: trace, next: h} })
 		reg, err := inf.AddEventHandler(handler)

@@ -192,6 +192,17 @@ func TestSoakShardGroupCheck(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", tc.name, kind, tc.kind)
 		}
 	}
+	// Told of a recreated b (another UID) while still believing in the
+	// first one: the handler's state by key equals no server state.
+	rb := replica(cm("b", "2"))
+	rb.regs[0].h.identity = soakShardIdentity
+	recreated := cm("b", "3").(*corev1.ConfigMap)
+	recreated.UID = "second"
+	rb.regs[0].h.OnAdd(recreated, false)
+	rb.list = func() []any { return []any{recreated} }
+	if _, kind := (&soakShardGroup{replicas: []*soakSubject{replica(cm("a", "1")), rb}}).check(map[string]string{"ns/a": "1", "ns/b": "3"}); kind != "handler-final-state" {
+		t.Errorf("a handler believing in two objects of one key: got %q, want handler-final-state", kind)
+	}
 	r0, r1 := replica(cm("a", "1")), replica(cm("b", "2"))
 	r1.regs[0].h.OnDelete(cm("b", "2"))
 	sg := &soakShardGroup{replicas: []*soakSubject{r0, r1}}
