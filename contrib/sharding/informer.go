@@ -66,8 +66,11 @@ type Options struct {
 // resourceVersion per range and per handler. Calls to one handler are sequential across
 // ranges, as for a single informer, unless its HandlerOptions.Workers is
 // more than 1 (then calls for different keys run concurrently, and one
-// key's calls stay in order: a key never changes range). The indexer
-// serves the owned ranges' objects only.
+// object's calls stay in order: an object never changes range). With
+// KeyUID, an object deleted and created again under its name is another
+// object, likely in another range: the new one's add may come before the
+// old one's delete, even to one replica's handler. The indexer serves the
+// owned ranges' objects only.
 //
 // It implements informer.SharedIndexInformer; LastSyncResourceVersion is
 // "" (every range has its own) and GetController's Run does nothing.
