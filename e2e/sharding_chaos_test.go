@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -144,12 +143,12 @@ func runChaos(t *testing.T, c *cluster, bin, kubeconfig string, dur, pause time.
 	waitRanges(t, ring.procs, 60*time.Second)
 
 	sum := &chaosSummary{duration: dur, ops: &chaosOps{}}
-	wctx, stopWork := context.WithCancel(ctx)
+	stopWork := make(chan struct{})
 	var wg sync.WaitGroup
 	errs := make(chan error, chaosWorkers)
 	for w := range chaosWorkers {
 		wg.Go(func() {
-			if err := chaosWorker(wctx, cs, ns, w, seed, pause, sum.ops); err != nil {
+			if err := chaosWorker(ctx, stopWork, cs, ns, w, seed, pause, sum.ops); err != nil {
 				errs <- err
 			}
 		})
@@ -219,7 +218,7 @@ func runChaos(t *testing.T, c *cluster, bin, kubeconfig string, dur, pause time.
 		}
 		ring.lastAction = time.Now()
 	}
-	stopWork()
+	close(stopWork)
 	wg.Wait()
 	close(errs)
 	for err := range errs {
@@ -279,16 +278,24 @@ func checkChaosEnd(t *testing.T, cs kubernetes.Interface, ring *chaosRing, sum *
 		t.Errorf("ranges settled %v after the last chaos action, more than lease duration + retry period + 2 s (%v)", sum.settle.Round(time.Millisecond), chaosSettle)
 	}
 
-	want := map[string]string{}
-	list, err := cs.CoreV1().ConfigMaps(ring.ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
+	// The server's objects are listed again at every attempt: a store is
+	// compared with a list taken after every write it may hold.
+	var want map[string]string
+	listServer := func() string {
+		list, err := cs.CoreV1().ConfigMaps(ring.ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return "server list: " + err.Error()
+		}
+		want = map[string]string{}
+		for _, cm := range list.Items {
+			want[ring.ns+"/"+cm.Name] = cm.ResourceVersion
+		}
+		return ""
 	}
-	for _, cm := range list.Items {
-		want[ring.ns+"/"+cm.Name] = cm.ResourceVersion
-	}
-	sum.objects = len(want)
 	eventually(t, 30*time.Second, "live replicas' stores partition the server's objects", func() string {
+		if msg := listServer(); msg != "" {
+			return msg
+		}
 		got := map[string]string{}
 		n := 0
 		for _, p := range live {
@@ -303,7 +310,11 @@ func checkChaosEnd(t *testing.T, cs kubernetes.Interface, ring *chaosRing, sum *
 		}
 		return diffStates(want, got)
 	})
+	sum.objects = len(want)
 	eventually(t, 30*time.Second, "live replicas' handlers were told the server's objects", func() string {
+		if msg := listServer(); msg != "" {
+			return msg
+		}
 		return diffBeliefs(replayReplicas(ring.ns, ring.procs), want)
 	})
 	sum.res = checkExclusive(t, ring.ns, ring.procs)

@@ -23,8 +23,11 @@ type chaosOps struct {
 
 // chaosWorker creates, updates and deletes (2:7:1) the ConfigMaps of
 // worker w (cm-NNNN with NNNN mod chaosWorkers = w, and those it creates)
-// until ctx is done, pausing between writes.
-func chaosWorker(ctx context.Context, cs kubernetes.Interface, ns string, w int, seed uint64, pause time.Duration, ops *chaosOps) error {
+// until stop is closed, pausing between writes. Its requests run with ctx,
+// which stop does not cancel: a request given up by the client may still
+// be applied by the server, after the worker returned and after the check
+// listed the objects, so every write is waited for.
+func chaosWorker(ctx context.Context, stop <-chan struct{}, cs kubernetes.Interface, ns string, w int, seed uint64, pause time.Duration, ops *chaosOps) error {
 	rng := rand.New(rand.NewPCG(seed, uint64(w)+1))
 	cms := cs.CoreV1().ConfigMaps(ns)
 	var names []string
@@ -33,6 +36,8 @@ func chaosWorker(ctx context.Context, cs kubernetes.Interface, ns string, w int,
 	}
 	for n := 0; ; n++ {
 		select {
+		case <-stop:
+			return nil
 		case <-ctx.Done():
 			return nil
 		case <-time.After(pause):

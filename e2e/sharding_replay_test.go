@@ -45,7 +45,8 @@ type replayResult struct {
 }
 
 // replayReplicas replays the deliveries and range starts and stops of
-// procs in time order (one host, one clock) and checks the guarantee of
+// procs (objects named in namespace ns, or by whole keys if ns is "") in
+// time order (one host, one clock) and checks the guarantee of
 // README's "Scale out": no replica delivers an add or update of an object
 // while another holds it. A replica holds an object from its add or update
 // until its delete or "gone" of it, its forced stop of the object's range
@@ -83,7 +84,10 @@ func replayReplicas(ns string, procs []*replicaProc) replayResult {
 		}
 	}
 	for _, l := range all {
-		key := ns + "/" + l.N
+		key := l.N // the soak's traces carry whole keys
+		if ns != "" {
+			key = ns + "/" + l.N
+		}
 		switch l.K {
 		case "killed":
 			pending[l.replica] = maps.Clone(serving[l.replica])

@@ -32,13 +32,24 @@ import (
 //     and every call of the panic-flood handlers (soakPanicFlood) too;
 //   - panic-log-flood: a handler that panics on every call writes at most
 //     2 + 2 log entries per 10 s of the run;
-//   - index-refusals: the refusing subject's informer counted refusals if
-//     its index function refused any, and no more (soak_refusals_test.go);
+//   - index-refusals: the refusing subject's informer counted as many
+//     refusals as its index function returned errors
+//     (soak_refusals_test.go);
 //     its store and handler are checked with the refused versions allowed
 //     to be missing (soakRelaxed);
 //   - baseline: after the run the goroutines (less idle HTTP connections)
 //     return to their number before it, and the heap to within
 //     soakHeapSlack of its size before it;
+//   - sharded group (soak_sharded_test.go): at every quiescent point the
+//     replicas' stores partition the server's list (store-vs-server, and
+//     shard-exclusive for an object in two stores) and each replica's
+//     handlers were told its store (handler-final-state); at the end, a
+//     replay of their deliveries and range starts and stops finds no
+//     delivery of an object while another replica held it, nor outside a
+//     served range but for a call in flight at a forced stop
+//     (shard-exclusive);
+//   - load-lag and load-heap: after the load phase the handlers' lag and
+//     the heap return to their baselines (soak_load_test.go);
 //   - process-crash: etcd and both apiservers run, except while a fault
 //     stopped them.
 
@@ -97,7 +108,7 @@ func (e *soakEnv) sampler(ctx context.Context) {
 				}
 				s.Pending[r.h.name] = st.Pending
 				if r.opts.coalesce {
-					if bound := int64(r.opts.maxPending + e.cfg.keys + soakBigKeys); st.Pending > bound {
+					if bound := int64(r.opts.maxPending + e.cfg.keys + soakBigKeys + soakLoadKeys); st.Pending > bound {
 						e.viol.add("coalesce-bound", fmt.Sprintf("%s: %d pending, bound %d", r.h.name, st.Pending, bound))
 					}
 				}
@@ -137,6 +148,9 @@ func (e *soakEnv) quiesce(label string) {
 			if msg != "" {
 				break
 			}
+			if s.shards != nil {
+				continue // checked with the other replicas below
+			}
 			got := storeState(s.list())
 			sWant := want
 			if s.refused != nil {
@@ -161,6 +175,11 @@ func (e *soakEnv) quiesce(label string) {
 				}
 			}
 		}
+		for _, g := range e.groups {
+			if msg == "" && g.shards != nil {
+				msg, kind = g.shards.check(want)
+			}
+		}
 		if msg == "" || time.Now().After(deadline) {
 			break
 		}
@@ -173,7 +192,7 @@ func (e *soakEnv) quiesce(label string) {
 	e.mu.Lock()
 	e.checks = append(e.checks, q)
 	e.mu.Unlock()
-	e.logf("soak: %s check at %.1fs: %d objects, converged in %.1fs, ok=%t", label, at, len(want), q.ConvergedIn, q.OK)
+	e.logf("soak: %s check at %.1fs: %d objects, converged in %.1fs, ok=%t %s", label, at, len(want), q.ConvergedIn, q.OK, msg)
 }
 
 // soakComparison is the result of comparing one handler with client-go's.
@@ -298,7 +317,7 @@ func (e *soakEnv) checkHandlerCounters() {
 		if !ok {
 			continue
 		}
-		if bound := int64(r.opts.maxPending + e.cfg.keys + soakBigKeys + 2); r.opts.coalesce && st.HighWater > bound {
+		if bound := int64(r.opts.maxPending + e.cfg.keys + soakBigKeys + soakLoadKeys + 2); r.opts.coalesce && st.HighWater > bound {
 			e.viol.add("coalesce-bound", fmt.Sprintf("%s: high water %d, bound %d", r.h.name, st.HighWater, bound))
 		}
 		if inj := r.h.injected.Load(); int64(st.Panics) != inj {
@@ -319,10 +338,14 @@ var soakIgnoredGoroutines = []string{
 	"net/http.(*persistConn)", "http2.(*ClientConn)", "http2.(*clientConnReadLoop)", "klog/v2.(*flushDaemon)",
 }
 
-func soakGoroutines() int {
+func soakGoroutines() int { return len(soakGoroutineStacks()) }
+
+// soakGoroutineStacks returns the stacks of the goroutines the baseline
+// counts.
+func soakGoroutineStacks() []string {
 	buf := make([]byte, 8<<20)
 	buf = buf[:runtime.Stack(buf, true)]
-	n := 0
+	var out []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
 		ignored := false
 		for _, s := range soakIgnoredGoroutines {
@@ -332,10 +355,10 @@ func soakGoroutines() int {
 			}
 		}
 		if !ignored && strings.TrimSpace(g) != "" {
-			n++
+			out = append(out, g)
 		}
 	}
-	return n
+	return out
 }
 
 func takeSoakBaseline() soakBaseline {
@@ -362,6 +385,7 @@ func (e *soakEnv) checkBaseline(base soakBaseline) soakBaseline {
 	}
 	if now.Goroutines > base.Goroutines {
 		e.viol.add("baseline", fmt.Sprintf("%d goroutines after the run, %d before", now.Goroutines, base.Goroutines))
+		e.logf("soak: goroutines after the run:\n%s", strings.Join(soakGoroutineStacks(), "\n\n"))
 	}
 	if now.HeapBytes > base.HeapBytes+soakHeapSlack {
 		e.viol.add("baseline", fmt.Sprintf("heap %d MiB after the run, %d MiB before", now.HeapBytes>>20, base.HeapBytes>>20))

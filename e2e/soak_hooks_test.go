@@ -21,11 +21,8 @@ import (
 // client-go's (compared=false), but its store, its handler's final state
 // and resource-version order are checked like every other subject's.
 //
-// HOOK(sharding): a sharded group of replicas from contrib/sharding
-// belongs here: one soakSubject per replica (kind "shard-<i>"), each with
-// a "grow" handler; the union of the replicas' stores must equal the
-// server's list, which needs a group-level check in soakEnv.quiesce
-// instead of the per-store one.
+// The main group also has a sharded group of replicas of contrib/sharding
+// (soak_sharded_test.go), one subject per replica, checked together.
 func soakExtraSubjects(e *soakEnv, g *soakGroup) []*soakSubject {
 	s := newSoakFactory(g)
 	if _, err := s.addHandler("grow", "grow", false, e.viol, soakHandlerOpts{}); err != nil {
@@ -35,7 +32,11 @@ func soakExtraSubjects(e *soakEnv, g *soakGroup) []*soakSubject {
 	if _, err := ref.addHandler("grow", "grow", false, e.viol, soakHandlerOpts{}); err != nil {
 		e.t.Fatal(err)
 	}
-	return []*soakSubject{s, ref}
+	out := []*soakSubject{s, ref}
+	if g.name == "main" {
+		out = append(out, newSoakSharded(e, g)...)
+	}
+	return out
 }
 
 // newSoakFactory returns the factory-built fanout informer as a subject.

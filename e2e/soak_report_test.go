@@ -31,6 +31,8 @@ type soakReport struct {
 	Files         map[string]string `json:"files"`
 	// Notes are the end-of-run checks' lines (panic floods, refusals).
 	Notes []string `json:"notes"`
+	// Load is the load phase's figures.
+	Load *soakLoadResult `json:"load_phase,omitempty"`
 }
 
 // soakSubjectRep sums up one informer (the churn slot's informers are one
@@ -109,6 +111,7 @@ func (e *soakEnv) finish(base soakBaseline) {
 	rep.Comparisons = e.compareAll()
 	e.checkHandlerCounters()
 	rep.Notes = e.finalChecks()
+	rep.Load = e.load
 	e.procs.check()
 	rep.Subjects = e.subjectReports()
 	rep.Writes, rep.WritesByOp = e.wl.writes.Load(), e.wl.countsSnapshot()
@@ -190,6 +193,16 @@ func (r *soakReport) summary() string {
 	fmt.Fprintf(&b, "quiescent checks (stores and handlers equal the server): %d of %d passed\n", ok, len(r.Quiescent))
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "%s\n", n)
+	}
+	if l := r.Load; l != nil {
+		fmt.Fprintf(&b, "load phase: ramp")
+		for _, s := range l.Steps {
+			fmt.Fprintf(&b, " %dw=%.0f/s(p99 %.0fms)", s.Writers, s.Rate, s.P99MS)
+		}
+		fmt.Fprintf(&b, "; sustained %.0f writes/s (%d writers, p50 %.0f ms, p99 %.0f ms, %d errors) for %.0fs with %d handlers; peak lag %.0f ms, max pending %d\n",
+			l.Hold.Rate, l.Hold.Writers, l.Hold.P50MS, l.Hold.P99MS, l.Hold.Errors, l.HoldSeconds, l.Handlers, l.PeakLagMS, l.MaxPending)
+		fmt.Fprintf(&b, "load phase after: probe lag %.0f ms (baseline %.0f ms) %.1fs after; heap %d MiB before, %d MiB after (allowed %d MiB)\n",
+			l.LagAfterMS, l.BaseLagMS, l.RecoveredInS, l.HeapBefore>>20, l.HeapAfter>>20, l.HeapAllowed>>20)
 	}
 	fmt.Fprintf(&b, "goroutines %d -> %d, heap %d MiB -> %d MiB\n", r.Before.Goroutines, r.After.Goroutines, r.Before.HeapBytes>>20, r.After.HeapBytes>>20)
 	fmt.Fprintf(&b, "invariant violations: %d", r.Total)

@@ -58,6 +58,9 @@ type soakSubject struct {
 	// finalCheck, when set, checks the subject at the end of the run and
 	// returns a line for the summary.
 	finalCheck func(e *soakEnv) string
+	// shards is set for a replica of the sharded group, which is checked
+	// with the other replicas at quiescent points (soakShardGroup.check).
+	shards *soakShardGroup
 
 	delivered atomic.Int64
 
@@ -73,8 +76,9 @@ type soakGroup struct {
 	name     string // "main" or "nocache"
 	cs       kubernetes.Interface
 	selector string
-	subjects []*soakSubject // run for the whole soak
-	churn    *soakSubject   // stopped and replaced by faults; guarded by soakEnv.mu
+	subjects []*soakSubject  // run for the whole soak
+	churn    *soakSubject    // stopped and replaced by faults; guarded by soakEnv.mu
+	shards   *soakShardGroup // the sharded group's replicas, if the group has one
 }
 
 // newGapLW wraps cs's ConfigMap ListWatch for selector in every namespace.
@@ -152,13 +156,18 @@ func newSoakClientGo(g *soakGroup, kind string) *soakSubject {
 		if err != nil {
 			return nil, err
 		}
-		return &soakReg{
-			h: h, opts: o, synced: reg.HasSynced,
-			stats:  func() (informer.ListenerStats, bool) { return informer.ListenerStats{}, false },
-			remove: func() error { return inf.RemoveEventHandler(reg) },
-		}, nil
+		return plainSoakReg(h, reg.HasSynced, func() error { return inf.RemoveEventHandler(reg) }), nil
 	}
 	return s
+}
+
+// plainSoakReg is a registration without handler options or listener
+// stats (client-go's, a sharded replica's).
+func plainSoakReg(h *soakHandler, synced func() bool, remove func() error) *soakReg {
+	return &soakReg{
+		h: h, synced: synced, remove: remove,
+		stats: func() (informer.ListenerStats, bool) { return informer.ListenerStats{}, false },
+	}
 }
 
 // addHandler registers a new soakHandler on s.

@@ -87,6 +87,7 @@ type soakEnv struct {
 	stopped  []*soakSubject
 	samples  []soakSample
 	checks   []soakQuiescent
+	load     *soakLoadResult
 }
 
 func (e *soakEnv) since() float64 { return time.Since(e.start).Seconds() }
@@ -349,7 +350,8 @@ func (e *soakEnv) run() {
 	goRun(func() { e.wl.run(ctx, tokens) })
 	procRng := rand.New(rand.NewSource(e.cfg.seed + 1))
 	handRng := rand.New(rand.NewSource(e.cfg.seed + 2))
-	deadline := e.start.Add(e.cfg.duration)
+	// The load phase (soak_load_test.go) takes the end of the duration.
+	deadline := e.start.Add(e.cfg.duration - soakLoadDuration(e.cfg.duration))
 	// No process fault starts in the last 15s, so that the final check
 	// does not mostly wait for reconnection backoffs.
 	goRun(func() {
@@ -378,4 +380,6 @@ func (e *soakEnv) run() {
 	}
 	e.logf("soak: workload and faults stopped at %.1fs", e.since())
 	e.quiesce("final")
+	e.load = e.loadPhase(soakLoadDuration(e.cfg.duration))
+	e.quiesce("after-load")
 }

@@ -160,3 +160,53 @@ func TestSoakCompareFindsAMissedEvent(t *testing.T) {
 		t.Fatalf("comparison %+v: want no difference", c)
 	}
 }
+
+// The sharded group's check finds an object in two replicas' stores, one
+// in none, and a handler that differs from its replica's store.
+func TestSoakShardGroupCheck(t *testing.T) {
+	cm := func(name, rv string) any {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: rv}}
+	}
+	replica := func(objs ...any) *soakSubject {
+		s := &soakSubject{name: "main/shard", list: func() []any { return objs }}
+		h := newSoakHandler("main/shard/grow", "grow", false, newSoakViolations(time.Now()), func() {})
+		for _, o := range objs {
+			h.OnAdd(o, true)
+		}
+		s.regs = []*soakReg{plainSoakReg(h, func() bool { return true }, nil)}
+		return s
+	}
+	want := map[string]string{"ns/a": "1", "ns/b": "2"}
+	for _, tc := range []struct {
+		name     string
+		replicas []*soakSubject
+		kind     string
+	}{
+		{"partition", []*soakSubject{replica(cm("a", "1")), replica(cm("b", "2"))}, ""},
+		{"twice", []*soakSubject{replica(cm("a", "1"), cm("b", "2")), replica(cm("b", "2"))}, "shard-exclusive"},
+		{"missing", []*soakSubject{replica(cm("a", "1")), replica()}, "store-vs-server"},
+		{"old version", []*soakSubject{replica(cm("a", "1")), replica(cm("b", "1"))}, "store-vs-server"},
+	} {
+		sg := &soakShardGroup{replicas: tc.replicas}
+		if _, kind := sg.check(want); kind != tc.kind {
+			t.Errorf("%s: got %q, want %q", tc.name, kind, tc.kind)
+		}
+	}
+	// Told of a recreated b (another UID) while still believing in the
+	// first one: the handler's state by key equals no server state.
+	rb := replica(cm("b", "2"))
+	rb.regs[0].h.identity = soakShardIdentity
+	recreated := cm("b", "3").(*corev1.ConfigMap)
+	recreated.UID = "second"
+	rb.regs[0].h.OnAdd(recreated, false)
+	rb.list = func() []any { return []any{recreated} }
+	if _, kind := (&soakShardGroup{replicas: []*soakSubject{replica(cm("a", "1")), rb}}).check(map[string]string{"ns/a": "1", "ns/b": "3"}); kind != "handler-final-state" {
+		t.Errorf("a handler believing in two objects of one key: got %q, want handler-final-state", kind)
+	}
+	r0, r1 := replica(cm("a", "1")), replica(cm("b", "2"))
+	r1.regs[0].h.OnDelete(cm("b", "2"))
+	sg := &soakShardGroup{replicas: []*soakSubject{r0, r1}}
+	if _, kind := sg.check(want); kind != "handler-final-state" {
+		t.Errorf("a handler told less than its store: got %q, want handler-final-state", kind)
+	}
+}

@@ -73,5 +73,6 @@ func (s typedFanoutInformer[T]) WaitForResourceVersion(ctx context.Context, reso
 func (s typedFanoutInformer[T]) SetListOptions(ctx context.Context, scope ListScope) error {
 	return s.fanout.SetListOptions(ctx, scope)
 }
+
 // Shutdown is the wrapped informer's.
 func (s typedFanoutInformer[T]) Shutdown(ctx context.Context) error { return s.fanout.Shutdown(ctx) }

@@ -29,7 +29,9 @@ func reportRefusal(logger klog.Logger, store Store, err error) bool {
 // replaces with the others; for a refused key the object stored before, if
 // any and accepted, is kept. It returns the listed objects that were
 // stored, in list order, which are the ones the handlers are told about,
-// and, when some were refused, which (refused[i] for objs[i]).
+// and, when some were refused, which (refused[i] for objs[i]). The refused
+// objects are those the failed replace names: an index function is not
+// asked about them again, so each refusal is one failing call of it.
 func replaceRefusing(logger klog.Logger, store Store, objs []any, rv string) (kept []any, refused []bool, err error) {
 	err = store.Replace(objs, rv)
 	c, ok := store.(*cache)
@@ -37,27 +39,45 @@ func replaceRefusing(logger klog.Logger, store Store, objs []any, rv string) (ke
 	if err == nil || !ok || !errors.As(err, &r) {
 		return objs, nil, err
 	}
+	byKey := map[string]*indexRefusal{r.key: r}
+	var all indexRefusals
+	if errors.As(err, &all) {
+		for _, r := range all {
+			byKey[r.key] = r
+		}
+	}
 	indexers := c.storage.GetIndexers()
-	refuses := func(key string, obj any) error {
-		for name, fn := range indexers {
+	accepts := func(obj any) bool {
+		for _, fn := range indexers {
 			if _, err := fn(obj); err != nil {
-				return &indexRefusal{key: key, index: name, err: err}
+				return false
 			}
 		}
-		return nil
+		return true
+	}
+	keys := make([]string, len(objs))
+	last := make(map[string]int, len(objs)) // the replace stored a key's last object
+	for i, obj := range objs {
+		key, err := c.keyOf(obj)
+		if err != nil {
+			return nil, nil, err
+		}
+		keys[i], last[key] = key, i
 	}
 	kept = make([]any, 0, len(objs))
 	refused = make([]bool, len(objs))
 	write := make([]any, 0, len(objs))
 	for i, obj := range objs {
-		key, prepared, err := c.prepare(obj)
-		if err != nil {
-			return nil, nil, err
-		}
-		if err := refuses(key, prepared); err != nil {
+		key := keys[i]
+		if r, ok := byKey[key]; ok {
+			// A key listed twice is stored as its last object: the
+			// earlier ones are superseded by the refused one.
 			refused[i] = true
-			reportRefusal(logger, store, err)
-			if old, exists := c.storage.Get(key); exists && refuses(key, old) == nil {
+			if last[key] != i {
+				continue
+			}
+			reportRefusal(logger, store, r)
+			if old, exists := c.storage.Get(key); exists && accepts(old) {
 				write = append(write, old)
 			}
 			continue

@@ -89,3 +89,40 @@ func TestIndexRefusalCountedAndRemembered(t *testing.T) {
 		stop()
 	})
 }
+
+// A refused write runs the refusing index function once, also in a list
+// (where the whole replace is tried first): a count of the index
+// function's errors equals the informer's count of refusals, so neither
+// can hide a lost write.
+func TestIndexRefusalOneIndexCallPerRefusedWrite(t *testing.T) {
+	inBubble(t, func(t *testing.T, inOrder bool) {
+		src := fakelw.New(&corev1.Pod{})
+		for _, p := range []*corev1.Pod{siPod("a"), siPod("b", "bad"), siPod("c"), siPod("d", "bad"), siPod("e")} {
+			src.Add(p)
+		}
+		var mu sync.Mutex
+		errs := map[string]int{}
+		countRefusals := func(obj any) ([]string, error) {
+			values, err := refuseLabelled(obj)
+			if err != nil {
+				mu.Lock()
+				errs[obj.(*corev1.Pod).Name]++
+				mu.Unlock()
+			}
+			return values, err
+		}
+		inf := NewSharedIndexInformerWithOptions(src, &corev1.Pod{}, SharedIndexInformerOptions{
+			InOrder: queueOption(inOrder), Indexers: Indexers{"refuse": countRefusals}})
+		stop := siRun(t, inf)
+		time.Sleep(time.Second)
+		require.True(t, inf.HasSynced())
+		assert.Equal(t, []string{"ns/a", "ns/c", "ns/e"}, storedNames(inf))
+
+		stats, _ := InformerStatsOf(inf)
+		mu.Lock()
+		assert.Equal(t, map[string]int{"b": 1, "d": 1}, errs, "index function errors per object")
+		mu.Unlock()
+		assert.Equal(t, uint64(2), stats.IndexRefusals)
+		stop()
+	})
+}

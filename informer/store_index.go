@@ -109,18 +109,28 @@ func removeKey(idx index, value string, set sets.Set[string], key string) {
 }
 
 // buildIndices computes the indices of items for the given index
-// functions. It does not touch s and needs no lock of its own.
+// functions. It does not touch s and needs no lock of its own. When index
+// functions refuse some items it returns indexRefusals, one per refused
+// key: an item is given to the index functions until one refuses it, so
+// that each refusal is one failing call.
 func buildIndices(items map[string]any, indexers Indexers) (Indices, error) {
 	out := make(Indices, len(indexers))
+	var refused indexRefusals
+	var refusedKeys map[string]bool
 	for name, fn := range indexers {
 		idx := index{}
 		for key, obj := range items {
-			if obj == nil {
+			if obj == nil || refusedKeys[key] {
 				continue
 			}
 			values, err := fn(obj)
 			if err != nil {
-				return nil, &indexRefusal{key: key, index: name, err: err}
+				refused = append(refused, &indexRefusal{key: key, index: name, err: err})
+				if refusedKeys == nil {
+					refusedKeys = map[string]bool{}
+				}
+				refusedKeys[key] = true
+				continue
 			}
 			for _, value := range values {
 				set := idx[value]
@@ -132,6 +142,9 @@ func buildIndices(items map[string]any, indexers Indexers) (Indices, error) {
 			}
 		}
 		out[name] = idx
+	}
+	if refused != nil {
+		return nil, refused
 	}
 	return out, nil
 }
@@ -188,3 +201,22 @@ func (e *indexRefusal) Error() string {
 }
 
 func (e *indexRefusal) Unwrap() error { return e.err }
+
+// indexRefusals are the refusals of one replace, one per refused key. Its
+// message is the first refusal's; errors.As finds each *indexRefusal.
+type indexRefusals []*indexRefusal
+
+func (e indexRefusals) Error() string {
+	if len(e) == 1 {
+		return e[0].Error()
+	}
+	return fmt.Sprintf("%v (and %d more refused objects)", e[0], len(e)-1)
+}
+
+func (e indexRefusals) Unwrap() []error {
+	out := make([]error, len(e))
+	for i, r := range e {
+		out[i] = r
+	}
+	return out
+}

@@ -47,31 +47,71 @@ func stateOf(obj interface{}) (key, rv string, ok bool) {
 // handled or merged away. Handler calls happen outside its mutex.
 type drainTracker struct {
 	h informer.ResourceEventHandler
+	// stop is closed when the range stops delivering: a call that still
+	// waits for its turn at a serialised handler (another range's call
+	// runs) is dropped then, as the range's pending notifications are.
+	stop <-chan struct{}
 
 	mu       sync.Mutex
-	done     map[string]string      // key -> resourceVersion handled last
+	done     map[string]toldState   // key -> the object handled last, unless deleted
 	waiting  map[string]objectState // during a drain: keys not caught up
 	idle     chan struct{}          // closed when waiting is empty
 	draining bool
 }
 
-func newDrainTracker(h informer.ResourceEventHandler) *drainTracker {
-	return &drainTracker{h: h, done: map[string]string{}, idle: make(chan struct{})}
+// toldState is the object a handler call last returned with for a key,
+// and its resourceVersion.
+type toldState struct {
+	rv  string
+	obj interface{}
+}
+
+func newDrainTracker(h informer.ResourceEventHandler, stop <-chan struct{}) *drainTracker {
+	return &drainTracker{h: h, stop: stop, done: map[string]toldState{}, idle: make(chan struct{})}
+}
+
+// enter waits for the handler's turn if it is serialised and returns the
+// handler to call and the function that ends the turn; ok is false if the
+// range stopped first.
+func (t *drainTracker) enter() (h informer.ResourceEventHandler, leave func(), ok bool) {
+	s, serial := t.h.(*serialHandler)
+	if !serial {
+		return t.h, func() {}, true
+	}
+	if !s.acquireUnless(t.stop) {
+		return nil, nil, false
+	}
+	return s.h, s.release, true
 }
 
 func (t *drainTracker) OnAdd(obj interface{}, isInInitialList bool) {
+	h, leave, ok := t.enter()
+	if !ok {
+		return
+	}
+	defer leave()
 	defer t.handled(obj, false)
-	t.h.OnAdd(obj, isInInitialList)
+	h.OnAdd(obj, isInInitialList)
 }
 
 func (t *drainTracker) OnUpdate(oldObj, newObj interface{}) {
+	h, leave, ok := t.enter()
+	if !ok {
+		return
+	}
+	defer leave()
 	defer t.handled(newObj, false)
-	t.h.OnUpdate(oldObj, newObj)
+	h.OnUpdate(oldObj, newObj)
 }
 
 func (t *drainTracker) OnDelete(obj interface{}) {
+	h, leave, ok := t.enter()
+	if !ok {
+		return
+	}
+	defer leave()
 	defer t.handled(obj, true)
-	t.h.OnDelete(obj)
+	h.OnDelete(obj)
 }
 
 // handled records a returned (or panicked) handler call.
@@ -85,7 +125,7 @@ func (t *drainTracker) handled(obj interface{}, deleted bool) {
 	if deleted {
 		delete(t.done, key)
 	} else {
-		t.done[key] = rv
+		t.done[key] = toldState{rv: rv, obj: obj}
 	}
 	if !t.draining {
 		return
@@ -105,7 +145,7 @@ func (t *drainTracker) startDrain(final map[string]string) <-chan struct{} {
 	t.draining = true
 	t.waiting = map[string]objectState{}
 	for key, rv := range final {
-		if got, ok := t.done[key]; !ok || got != rv {
+		if got, ok := t.done[key]; !ok || got.rv != rv {
 			t.waiting[key] = objectState{rv: rv}
 		}
 	}
@@ -116,6 +156,27 @@ func (t *drainTracker) startDrain(final map[string]string) <-chan struct{} {
 	}
 	t.closeIfIdleLocked()
 	return t.idle
+}
+
+// toldBeyond returns the objects the handler was last told of (an add or
+// update not followed by a delete) whose keys are not in have. A forced
+// stop drops what was pending for the range, deletes included, so these
+// are the objects the range's store no longer holds that the handler
+// still believes in.
+func (t *drainTracker) toldBeyond(have map[string]bool) map[string]interface{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out map[string]interface{}
+	for key, told := range t.done {
+		if have[key] {
+			continue
+		}
+		if out == nil {
+			out = map[string]interface{}{}
+		}
+		out[key] = told.obj
+	}
+	return out
 }
 
 // outstanding returns the number of keys the handler has not caught up

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -211,11 +212,7 @@ func TestDrainTimeout(t *testing.T) {
 		rng := rand.New(rand.NewPCG(7, 8))
 		src := newObjectSource(true, 1)
 		clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
-		for i := range 5 {
-			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("cm-%d", i), UID: types.UID(leasetest.RandomUID(rng)), ResourceVersion: strconv.Itoa(i + 1)}}
-			_, err := src.cs.CoreV1().ConfigMaps("default").Create(ctx, cm, metav1.CreateOptions{})
-			require.NoError(t, err)
-		}
+		createNumbered(t, src, rng, 5)
 		log := &eventLog{}
 		h := &gatedHandler{log: log, who: "a"}
 		gate := make(chan struct{})
@@ -248,4 +245,158 @@ func TestDrainTimeout(t *testing.T) {
 		assert.Equal(t, int64(1+5), h.calls.Load())
 		s.Wait()
 	})
+}
+
+// TestForcedStopDeletesWhatTheHandlerWasTold: a forced stop drops what is
+// pending for the range, deletes included, so the range's deletes must
+// cover every object the handler was told of, not only those the range's
+// store still holds: here the handler is stuck in the add of an object
+// deleted meanwhile (its delete pending), and after the stop it must have
+// been told the object is gone.
+func TestForcedStopDeletesWhatTheHandlerWasTold(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		rng := rand.New(rand.NewPCG(9, 10))
+		src := newObjectSource(true, 1)
+		createNumbered(t, src, rng, 3)
+		log := &eventLog{}
+		h := &gatedHandler{log: log, who: "a"}
+		gate := make(chan struct{})
+		h.gate.Store(&gate)
+		s := NewShardedInformer(src.lw(), &corev1.ConfigMap{}, Options{})
+		_, err := s.AddEventHandler(h)
+		require.NoError(t, err)
+		rs, _ := ring.Ranges(1)
+		s.StartRange(ctx, rs[0])
+		synctest.Wait()
+		require.Equal(t, int64(1), h.calls.Load(), "stuck in the first add")
+
+		for i := range 3 {
+			require.NoError(t, src.cs.CoreV1().ConfigMaps("default").Delete(ctx, fmt.Sprintf("cm-%d", i), metav1.DeleteOptions{}))
+		}
+		synctest.Wait()
+		require.Empty(t, s.GetStore().List(), "the range's store saw the deletes")
+		s.StopRange(ctx, rs[0], false)
+		close(gate)
+		synctest.Wait()
+		s.Wait()
+
+		told := map[string]bool{}
+		log.mu.Lock()
+		for _, e := range log.events {
+			var who, name, rv string
+			if n, _ := fmt.Sscanf(e, "%s set %s %s", &who, &name, &rv); n == 3 {
+				told[name] = true
+			} else if n, _ := fmt.Sscanf(e, "%s delete %s", &who, &name); n == 2 {
+				delete(told, name)
+			}
+		}
+		events := slices.Clone(log.events)
+		log.mu.Unlock()
+		assert.Empty(t, told, "the handler still believes these exist after the forced stop: %v", events)
+	})
+}
+
+// turnHandler logs every call once it returns and blocks the first call
+// until gate closes, remembering its object.
+type turnHandler struct {
+	log   *eventLog
+	gate  chan struct{}
+	first atomic.Pointer[corev1.ConfigMap]
+}
+
+func (h *turnHandler) OnAdd(obj interface{}, _ bool) {
+	cm := obj.(*corev1.ConfigMap)
+	if h.first.CompareAndSwap(nil, cm) {
+		<-h.gate
+	}
+	h.log.add("set %s", cm.Name)
+}
+
+func (h *turnHandler) OnUpdate(_, obj interface{}) { h.OnAdd(obj, false) }
+
+func (h *turnHandler) OnDelete(obj interface{}) {
+	if d, ok := obj.(informer.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	h.log.add("delete %s", obj.(*corev1.ConfigMap).Name)
+}
+
+// TestForcedStopDropsCallsWaitingForTheirTurn: calls are serialised across
+// ranges, so a range's call may wait for another range's call to return.
+// A forced stop drops such a waiting call, as it drops what is pending:
+// no call for the stopped range starts after StopRange returned, and the
+// handler ends up believing none of the range's objects.
+func TestForcedStopDropsCallsWaitingForTheirTurn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		rng := rand.New(rand.NewPCG(11, 12))
+		src := newObjectSource(true, 2)
+		rs, _ := ring.Ranges(2)
+		inRange := map[string]int{}
+		for _, cm := range createNumbered(t, src, rng, 20) {
+			h, err := HashObject(KeyUID, cm)
+			require.NoError(t, err)
+			inRange[cm.Name] = RangeIndex(h, 2)
+		}
+		log := &eventLog{}
+		h := &turnHandler{log: log, gate: make(chan struct{})}
+		s := NewShardedInformer(src.lw(), &corev1.ConfigMap{}, Options{})
+		_, err := s.AddEventHandler(h)
+		require.NoError(t, err)
+		s.StartRange(ctx, rs[0])
+		s.StartRange(ctx, rs[1])
+		synctest.Wait()
+		first := h.first.Load()
+		require.NotNil(t, first)
+		// One range's call runs (blocked); the other range's first call
+		// waits for its turn. Stop that other range.
+		other := 1 - inRange[first.Name]
+		s.StopRange(ctx, rs[other], false)
+		const mark = "stopped"
+		log.add(mark)
+		close(h.gate)
+		synctest.Wait()
+
+		log.mu.Lock()
+		events := slices.Clone(log.events)
+		log.mu.Unlock()
+		after := false
+		told := map[string]bool{}
+		for _, e := range events {
+			var name string
+			switch {
+			case e == mark:
+				after = true
+			case strings.HasPrefix(e, "set "):
+				name = strings.TrimPrefix(e, "set ")
+				if inRange[name] == other && after {
+					t.Errorf("%s: a call for the stopped range started after StopRange returned", e)
+				}
+				told[name] = true
+			case strings.HasPrefix(e, "delete "):
+				delete(told, strings.TrimPrefix(e, "delete "))
+			}
+		}
+		for name := range told {
+			assert.NotEqual(t, other, inRange[name], "the handler still believes %s of the stopped range exists", name)
+		}
+		s.StopRange(ctx, rs[1-other], false)
+		synctest.Wait()
+		s.Wait()
+	})
+}
+
+// createNumbered creates ConfigMaps cm-0 to cm-<n-1> in src, with random
+// UIDs and resourceVersions 1 to n, and returns them.
+func createNumbered(t *testing.T, src *objectSource, rng *rand.Rand, n int) []*corev1.ConfigMap {
+	t.Helper()
+	out := make([]*corev1.ConfigMap, n)
+	for i := range n {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("cm-%d", i), UID: types.UID(leasetest.RandomUID(rng)), ResourceVersion: strconv.Itoa(i + 1)}}
+		_, err := src.cs.CoreV1().ConfigMaps("default").Create(t.Context(), cm, metav1.CreateOptions{})
+		require.NoError(t, err)
+		out[i] = cm
+	}
+	return out
 }

@@ -68,8 +68,11 @@ type Options struct {
 // resourceVersion per range and per handler. Calls to one handler are sequential across
 // ranges, as for a single informer, unless its HandlerOptions.Workers is
 // more than 1 (then calls for different keys run concurrently, and one
-// key's calls stay in order: a key never changes range). The indexer
-// serves the owned ranges' objects only.
+// object's calls stay in order: an object never changes range). With
+// KeyUID, an object deleted and created again under its name is another
+// object, likely in another range: the new one's add may come before the
+// old one's delete, even to one replica's handler. The indexer serves the
+// owned ranges' objects only.
 //
 // It implements informer.SharedIndexInformer; LastSyncResourceVersion is
 // "" (every range has its own) and GetController's Run does nothing.
@@ -264,7 +267,7 @@ func (s *ShardedInformer) StartRange(ctx context.Context, r Range) {
 
 // addToRangeLocked registers reg's handler on ri's informer.
 func (s *ShardedInformer) addToRangeLocked(ctx context.Context, ri *rangeInformer, reg *registration) {
-	t := newDrainTracker(reg.handler)
+	t := newDrainTracker(reg.handler, ri.ctx.Done())
 	rr, err := ri.inf.AddEventHandlerWithOptions(t, reg.opts)
 	if err != nil {
 		// The options were checked when reg was added; only a stopped
@@ -353,7 +356,9 @@ func (s *ShardedInformer) removeRangeHandlers(ri *rangeInformer) {
 func (ri *rangeInformer) abortDrain() { ri.abortOnce.Do(func() { close(ri.abort) }) }
 
 // finishRange waits for ri's handlers and informer to stop, then tells
-// each handler still registered that the range's objects are gone.
+// each handler still registered that the range's objects are gone: those
+// of the range's store, and those the handler was told of that the store
+// no longer holds (their deletes were pending when the range stopped).
 func (s *ShardedInformer) finishRange(ctx context.Context, ri *rangeInformer) {
 	for _, rr := range ri.regs {
 		if sc, ok := rr.(interface{ ShutdownChan() <-chan struct{} }); ok {
@@ -370,21 +375,36 @@ func (s *ShardedInformer) finishRange(ctx context.Context, ri *rangeInformer) {
 		return
 	}
 	objs := ri.inf.GetStore().List()
-	if len(objs) == 0 {
-		return
+	keys := make([]string, 0, len(objs))
+	stored := make(map[string]bool, len(objs))
+	for _, obj := range objs {
+		key, err := informer.DeletionHandlingMetaNamespaceKeyFunc(obj)
+		if err != nil {
+			key = ""
+		}
+		keys = append(keys, key)
+		stored[key] = true
 	}
 	id := goid.Current()
 	for reg := range ri.regs {
 		if reg.isRemoved() {
 			continue
 		}
+		var beyond map[string]interface{}
+		if t := ri.trackers[reg]; t != nil {
+			beyond = t.toldBeyond(stored)
+		}
+		if len(objs) == 0 && len(beyond) == 0 {
+			continue
+		}
 		done := reg.startFinishing(id)
 		defer done()
-		for _, obj := range objs {
-			key, err := informer.DeletionHandlingMetaNamespaceKeyFunc(obj)
-			if err != nil {
-				continue
+		for i, obj := range objs {
+			if keys[i] != "" {
+				reg.handler.OnDelete(informer.DeletedFinalStateUnknown{Key: keys[i], Obj: obj})
 			}
+		}
+		for key, obj := range beyond {
 			reg.handler.OnDelete(informer.DeletedFinalStateUnknown{Key: key, Obj: obj})
 		}
 	}

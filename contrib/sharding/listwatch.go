@@ -203,16 +203,68 @@ func (lw *rangeListerWatcher) WatchWithContext(ctx context.Context, options meta
 		return w, err
 	}
 	filtering := lw.filtering.Load()
-	return watch.Filter(w, func(e watch.Event) (watch.Event, bool) {
+	return newFilteredWatch(w, func(e watch.Event) bool {
 		switch e.Type {
 		case watch.Added, watch.Modified, watch.Deleted:
 			if filtering && !lw.matches(ctx, e.Object) {
 				lw.owner.metrics.ClientFiltered(lw.r, 1)
-				return e, false
+				return false
 			}
 		}
-		return e, lw.recordEvent(e)
+		return lw.recordEvent(e)
 	}), nil
+}
+
+// filteredWatch passes on the events of a watch that keep accepts. Its
+// goroutine ends when the watch's result channel closes or when Stop is
+// called, also while an event waits to be received by a consumer that
+// stopped reading (apimachinery's watch.Filter blocks forever then).
+type filteredWatch struct {
+	in   watch.Interface
+	keep func(watch.Event) bool
+	out  chan watch.Event
+	stop chan struct{}
+	once sync.Once
+}
+
+func newFilteredWatch(in watch.Interface, keep func(watch.Event) bool) *filteredWatch {
+	fw := &filteredWatch{in: in, keep: keep, out: make(chan watch.Event), stop: make(chan struct{})}
+	go fw.loop()
+	return fw
+}
+
+// ResultChan returns the accepted events; it is closed after Stop or when
+// the watch ends.
+func (fw *filteredWatch) ResultChan() <-chan watch.Event { return fw.out }
+
+// Stop stops the watch and the goroutine passing its events on.
+func (fw *filteredWatch) Stop() {
+	fw.once.Do(func() {
+		close(fw.stop)
+		fw.in.Stop()
+	})
+}
+
+func (fw *filteredWatch) loop() {
+	defer close(fw.out)
+	for {
+		select {
+		case <-fw.stop:
+			return
+		case e, ok := <-fw.in.ResultChan():
+			if !ok {
+				return
+			}
+			if !fw.keep(e) {
+				continue
+			}
+			select {
+			case fw.out <- e:
+			case <-fw.stop:
+				return
+			}
+		}
+	}
 }
 
 // matches evaluates the range's selector on obj. An object whose key

@@ -328,6 +328,28 @@ func (s *serialHandler) acquire() {
 
 func (s *serialHandler) release() { <-s.lock }
 
+// acquireUnless takes the turn unless stop is closed first (or by then).
+func (s *serialHandler) acquireUnless(stop <-chan struct{}) bool {
+	s.once.Do(func() { s.lock = make(chan struct{}, 1) })
+	select {
+	case <-stop:
+		return false
+	default:
+	}
+	select {
+	case s.lock <- struct{}{}:
+	case <-stop:
+		return false
+	}
+	select {
+	case <-stop:
+		<-s.lock
+		return false
+	default:
+		return true
+	}
+}
+
 func (s *serialHandler) OnAdd(obj interface{}, isInInitialList bool) {
 	s.acquire()
 	defer s.release()
