@@ -2,7 +2,6 @@ package sharding
 
 import (
 	"context"
-	"github.com/kfanout/fanout/contrib/sharding/internal/ring"
 	"testing"
 	"testing/synctest"
 
@@ -12,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/kfanout/fanout/contrib/sharding/internal/ring"
 	"github.com/kfanout/fanout/informer"
 )
 
