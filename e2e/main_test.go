@@ -15,12 +15,18 @@ func TestMain(m *testing.M) {
 	klog.InitFlags(fs)
 	_ = fs.Set("v", "0")
 	_ = fs.Set("stderrthreshold", "ERROR")
-	goleak.VerifyTestMain(m,
+	goleak.VerifyTestMain(m, harnessGoroutines()...)
+}
+
+// harnessGoroutines are the goroutines a leak check ignores: klog's flush
+// daemon and the idle keep-alive connections of the shared HTTP
+// transports.
+func harnessGoroutines() []goleak.Option {
+	return []goleak.Option{
 		goleak.IgnoreTopFunction("k8s.io/klog/v2.(*flushDaemon).run.func1"),
-		// Idle keep-alive connections of the shared HTTP transports.
 		goleak.IgnoreTopFunction("internal/poll.runtime_pollWait"),
 		goleak.IgnoreTopFunction("net/http.(*persistConn).writeLoop"),
 		goleak.IgnoreTopFunction("golang.org/x/net/http2.(*ClientConn).readLoop"),
 		goleak.IgnoreAnyFunction("golang.org/x/net/http2.(*clientConnReadLoop).run"),
-	)
+	}
 }
