@@ -73,17 +73,27 @@ modcheck:
 		(cd $$m && GOWORK=off $(GO) build ./... && GOWORK=off $(GO) vet ./... && GOWORK=off $(GO) mod tidy -diff); \
 	done
 
-.PHONY: compat
+.PHONY: compat compat-ci
 
 ## compat: every supported client-go/controller-runtime pair (v0.35.10 +
 ## v0.23.3, v0.36.6 + v0.24.1, v0.37.2 + v0.25.3), each in a scratch copy
 ## where go get sets the versions: the user modules built, vetted and
 ## tested alone, client-go's black-box tests of that release,
-## sample-controller of that release switched by fanout-migrate, and the
-## consumer check (hack/compat.sh; COMPAT_PAIRS, COMPAT_SKIP). Every step
-## runs and prints its time; failures are listed at the end.
+## sample-controller of that release switched by fanout-migrate, the
+## consumer check, and Kubernetes' own controllers of that minor (v1.35.4,
+## v1.36.3, v1.37.2) switched by fanout-migrate with their tests compared
+## with client-go's (hack/compat.sh; COMPAT_PAIRS, COMPAT_SKIP,
+## COMPAT_TEST_FLAGS, COMPAT_K8S_PACKAGES). Every step runs and prints its
+## wall and CPU time; failures are listed at the end.
 compat:
 	./hack/compat.sh
+
+## compat-ci: make compat as .ci/run runs it: every pair and every step,
+## with COMPAT_CI_K8S_PACKAGES of Kubernetes' controllers instead of the
+## ten of make k8s-controllers (docs/compatibility.md has the timings).
+COMPAT_CI_K8S_PACKAGES ?= deployment replicaset cronjob serviceaccount podautoscaler
+compat-ci:
+	COMPAT_K8S_PACKAGES="$(COMPAT_CI_K8S_PACKAGES)" ./hack/compat.sh
 
 .PHONY: e2e demo-cluster soak
 

@@ -41,9 +41,9 @@ for p in $packages; do pkgs+=("./pkg/controller/$p/..."); done
 log "k8s.io/kubernetes $kube (staging $staging_version), packages: $packages"
 
 # counts LOG: "passed failed" of tests and subtests in a go test -v log.
-counts() { echo "$(grep -cE '^\s*--- PASS' "$1") $(grep -cE '^\s*--- FAIL' "$1")"; }
+counts() { echo "$(grep -acE '^\s*--- PASS' "$1") $(grep -acE '^\s*--- FAIL' "$1")"; }
 # okpkgs LOG: the packages that passed.
-okpkgs() { grep -E '^ok\s' "$1" | awk '{print $2}' | sort; }
+okpkgs() { grep -aE '^ok\s' "$1" | awk '{print $2}' | sort; }
 
 log "baseline on client-go: vet, test"
 t0=$(date +%s)
@@ -77,7 +77,7 @@ if [ "$build_rc" -ne 0 ]; then echo "FAIL: the switched packages do not build"; 
 if [ "$vet_after" -ne "$vet_before" ]; then echo "FAIL: vet exit $vet_after on fanout, $vet_before on client-go"; grep -v '^#' "$scratch/vet-after.log" | head -40; rc=1; fi
 if [ "$pass_after" -ne "$pass_before" ] || [ "$fail_after" -ne "$fail_before" ]; then
   echo "FAIL: tests on fanout $pass_after passed / $fail_after failed, on client-go $pass_before / $fail_before"
-  grep -E '^\s*--- FAIL|^FAIL' "$scratch/test-after.log" | head -40
+  grep -aE '^\s*--- FAIL|^FAIL' "$scratch/test-after.log" | head -40
   rc=1
 fi
 missing=$(comm -23 <(okpkgs "$scratch/test-before.log") <(okpkgs "$scratch/test-after.log"))

@@ -78,8 +78,9 @@ func runBlackBox(t *testing.T, version string) {
 	if _, err := os.Stat(src); err != nil {
 		goOutput(t, ".", gobin, "mod", "download", "k8s.io/client-go@"+version)
 	}
-	mod := blackBoxModule(t, gobin)
-	if os.Getenv("FANOUT_CLIENTGO_BLACKBOX_LINK") != "" {
+	link := os.Getenv("FANOUT_CLIENTGO_BLACKBOX_LINK") != ""
+	mod := blackBoxModule(t, gobin, link)
+	if link {
 		// Link the release under test, so that fanout is built and run
 		// with that release's api and apimachinery (make compat).
 		goOutput(t, mod, gobin, "get", "k8s.io/client-go@"+version, "k8s.io/api@"+version, "k8s.io/apimachinery@"+version)
@@ -158,9 +159,13 @@ import clientgo "github.com/kfanout/fanout/contrib/clientgo"
 func init() { clientgo.FollowClientGoFeatureGates() }
 `
 
-// blackBoxModule creates a temporary module with contrib/clientgo's
-// requirements and fanout replaced by this checkout.
-func blackBoxModule(t *testing.T, gobin string) string {
+// blackBoxModule creates a temporary module with fanout and
+// contrib/clientgo replaced by this checkout. Its requirements are the
+// parity module's (client-go v0.37.2), or, when link is set (a release is
+// linked into fanout, make compat), contrib/clientgo's: the go get of that
+// release then raises its floors as a user's would, and make compat's scratch
+// copy, whose contrib/clientgo already has the release, builds nothing twice.
+func blackBoxModule(t *testing.T, gobin string, link bool) string {
 	mod := t.TempDir()
 	if keep := os.Getenv("FANOUT_CLIENTGO_BLACKBOX_DIR"); keep != "" {
 		mod = filepath.Join(keep, filepath.Base(mod))
@@ -172,27 +177,32 @@ func blackBoxModule(t *testing.T, gobin string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gomod, err := os.ReadFile("../go.mod") // the parity module's
+	base := ".." // the parity module
+	if link {
+		base = filepath.Join(root, "contrib", "clientgo")
+	}
+	gomod, err := os.ReadFile(filepath.Join(base, "go.mod"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	const clientgoPath = "github.com/kfanout/fanout/contrib/clientgo"
 	var b strings.Builder
 	for line := range strings.Lines(string(gomod)) {
 		switch {
-		case strings.HasPrefix(line, "replace github.com/kfanout/fanout/contrib/clientgo "):
+		case strings.HasPrefix(line, "replace github.com/kfanout/fanout"), strings.HasPrefix(line, "tool "):
 			continue
 		case strings.HasPrefix(line, "module "):
 			line = "module clientgoblackbox\n"
-		case strings.HasPrefix(line, "replace github.com/kfanout/fanout"):
-			line = "replace github.com/kfanout/fanout => " + root + "\n" +
-				"replace github.com/kfanout/fanout/contrib/clientgo => " + filepath.Join(root, "contrib", "clientgo") + "\n"
-		case strings.HasPrefix(line, "tool "):
-			continue
 		}
 		b.WriteString(line)
 	}
+	if !strings.Contains(b.String(), clientgoPath+" v0.0.0") {
+		b.WriteString("\nrequire " + clientgoPath + " v0.0.0\n")
+	}
+	b.WriteString("\nreplace github.com/kfanout/fanout => " + root + "\n" +
+		"\nreplace " + clientgoPath + " => " + filepath.Join(root, "contrib", "clientgo") + "\n")
 	writeFile(t, filepath.Join(mod, "go.mod"), []byte(b.String()))
-	sum, err := os.ReadFile("../go.sum")
+	sum, err := os.ReadFile(filepath.Join(base, "go.sum"))
 	if err != nil {
 		t.Fatal(err)
 	}
