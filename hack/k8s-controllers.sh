@@ -10,8 +10,10 @@
 #      contrib/clientgo/cache and fanout's factories): it must exit 0 and
 #      report nothing;
 #   3. go build, go vet and go test again, against this repository's
-#      fanout; the pass and fail counts (tests and subtests) must equal
-#      the baseline's, and a package that passed must pass.
+#      fanout: every test and subtest that passed on client-go must pass
+#      (by name), no other may fail, and a package that passed must pass.
+# Results are read from go test -json, whose pass/fail events do not depend
+# on how the tests' concurrent output interleaves with the -v lines.
 #
 #   hack/k8s-controllers.sh
 #   K8S_VERSION=v1.35.4 hack/k8s-controllers.sh
@@ -40,15 +42,21 @@ pkgs=()
 for p in $packages; do pkgs+=("./pkg/controller/$p/..."); done
 log "k8s.io/kubernetes $kube (staging $staging_version), packages: $packages"
 
-# counts LOG: "passed failed" of tests and subtests in a go test -v log.
-counts() { echo "$(grep -acE '^\s*--- PASS' "$1") $(grep -acE '^\s*--- FAIL' "$1")"; }
+# results LOG: "pass|fail PACKAGE TEST" for every test and subtest of a go
+# test -json log.
+results() {
+  grep -aE '"Action":"(pass|fail)","Package":"[^"]*","Test":' "$1" |
+    sed -E 's/.*"Action":"(pass|fail)","Package":"([^"]*)","Test":"([^"]*)".*/\1 \2 \3/' | sort
+}
+# counts LOG: "passed failed" of tests and subtests.
+counts() { echo "$(results "$1" | grep -c '^pass ') $(results "$1" | grep -c '^fail ')"; }
 # okpkgs LOG: the packages that passed.
-okpkgs() { grep -aE '^ok\s' "$1" | awk '{print $2}' | sort; }
+okpkgs() { grep -aE '"Action":"pass","Package":"[^"]*","Elapsed"' "$1" | sed -E 's/.*"Package":"([^"]*)".*/\1/' | sort; }
 
 log "baseline on client-go: vet, test"
 t0=$(date +%s)
 go vet "${pkgs[@]}" > "$scratch/vet-before.log" 2>&1; vet_before=$?
-go test -count=1 -timeout 30m -v "${pkgs[@]}" > "$scratch/test-before.log" 2>&1
+go test -count=1 -timeout 30m -json "${pkgs[@]}" > "$scratch/test-before.log" 2>&1
 read -r pass_before fail_before <<<"$(counts "$scratch/test-before.log")"
 log "baseline: vet exit $vet_before, $pass_before passed, $fail_before failed ($(( $(date +%s) - t0 ))s)"
 
@@ -65,7 +73,7 @@ log "on fanout: build, vet, test"
 t0=$(date +%s)
 go build "${pkgs[@]}"; build_rc=$?
 go vet "${pkgs[@]}" > "$scratch/vet-after.log" 2>&1; vet_after=$?
-go test -count=1 -timeout 30m -v "${pkgs[@]}" > "$scratch/test-after.log" 2>&1
+go test -count=1 -timeout 30m -json "${pkgs[@]}" > "$scratch/test-after.log" 2>&1
 read -r pass_after fail_after <<<"$(counts "$scratch/test-after.log")"
 log "fanout: build exit $build_rc, vet exit $vet_after, $pass_after passed, $fail_after failed ($(( $(date +%s) - t0 ))s)"
 # Proof the switched code runs fanout: the migrated files import it.
@@ -75,9 +83,12 @@ rc=0
 if [ "$migrate_rc" -ne 0 ] || [ -s "$scratch/migrate.report" ]; then echo "FAIL: fanout-migrate reported (hand edits needed)"; rc=1; fi
 if [ "$build_rc" -ne 0 ]; then echo "FAIL: the switched packages do not build"; rc=1; fi
 if [ "$vet_after" -ne "$vet_before" ]; then echo "FAIL: vet exit $vet_after on fanout, $vet_before on client-go"; grep -v '^#' "$scratch/vet-after.log" | head -40; rc=1; fi
-if [ "$pass_after" -ne "$pass_before" ] || [ "$fail_after" -ne "$fail_before" ]; then
+lost=$(comm -23 <(results "$scratch/test-before.log" | sed -n 's/^pass //p') <(results "$scratch/test-after.log" | sed -n 's/^pass //p'))
+newfail=$(comm -13 <(results "$scratch/test-before.log" | sed -n 's/^fail //p') <(results "$scratch/test-after.log" | sed -n 's/^fail //p'))
+if [ -n "$lost" ] || [ -n "$newfail" ]; then
   echo "FAIL: tests on fanout $pass_after passed / $fail_after failed, on client-go $pass_before / $fail_before"
-  grep -aE '^\s*--- FAIL|^FAIL' "$scratch/test-after.log" | head -40
+  echo "passed on client-go, not on fanout:"; echo "$lost" | head -40
+  echo "failed on fanout only:"; echo "$newfail" | head -40
   rc=1
 fi
 missing=$(comm -23 <(okpkgs "$scratch/test-before.log") <(okpkgs "$scratch/test-after.log"))
