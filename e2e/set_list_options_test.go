@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -157,4 +158,61 @@ func selChurn(ctx context.Context, cs kubernetes.Interface, ns, set string, colo
 		time.Sleep(5 * time.Millisecond)
 	}
 	return n
+}
+
+// TestSetListOptionsClusterScopedE2E: several namespaces are refused for a
+// cluster-scoped resource on the real apiserver, also when it holds no
+// object (this cluster has no kubelet, so no Node): the apiserver refuses
+// to select nodes by metadata.namespace. PersistentVolumes have no field
+// label conversion of their own, so the apiserver accepts the selector and
+// an empty resource cannot be told apart (documented): the scope is taken
+// and selects nothing.
+func TestSetListOptionsClusterScopedE2E(t *testing.T) {
+	c := needCluster(t)
+	ctx := context.Background()
+	cs := c.clientset(t, "kubeconfig")
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scope := informer.ListScope{Namespaces: []string{"a", "b"}}
+	nodeInf := informer.NewSharedIndexInformer(&informer.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return cs.CoreV1().Nodes().List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			return cs.CoreV1().Nodes().Watch(ctx, o)
+		},
+	}, &corev1.Node{}, 0, nil).(informer.FanoutInformer)
+	err = nodeInf.SetListOptions(ctx, scope)
+	if !errors.Is(err, informer.ErrInvalidListScope) {
+		t.Fatalf("nodes (%d in the cluster): SetListOptions with namespaces returned %v, want ErrInvalidListScope", len(nodes.Items), err)
+	}
+	t.Logf("nodes (%d in the cluster): %v", len(nodes.Items), err)
+	nsInf := informer.NewSharedIndexInformer(&informer.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return cs.CoreV1().Namespaces().List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			return cs.CoreV1().Namespaces().Watch(ctx, o)
+		},
+	}, &corev1.Namespace{}, 0, nil).(informer.FanoutInformer)
+	if err := nsInf.SetListOptions(ctx, scope); !errors.Is(err, informer.ErrInvalidListScope) {
+		t.Fatalf("namespaces: SetListOptions with namespaces returned %v, want ErrInvalidListScope", err)
+	}
+	pvs, err := cs.CoreV1().PersistentVolumes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pvs.Items) == 0 {
+		pvInf := informer.NewSharedIndexInformer(&informer.ListWatch{
+			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				return cs.CoreV1().PersistentVolumes().List(ctx, o)
+			},
+			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+				return cs.CoreV1().PersistentVolumes().Watch(ctx, o)
+			},
+		}, &corev1.PersistentVolume{}, 0, nil).(informer.FanoutInformer)
+		t.Logf("empty persistentvolumes (the documented limit): SetListOptions with namespaces returned %v", pvInf.SetListOptions(ctx, scope))
+	}
 }
