@@ -79,7 +79,12 @@ var errInformerStopped = errors.New("informer: SetListOptions: the informer has 
 // sets must parse, the namespaces must be valid names, and a list of one
 // object with the new options must succeed, which catches a field label
 // the server does not support and tells a cluster-scoped resource (whose
-// objects have no namespace), for which namespaces are an error. An error
+// objects have no namespace), for which namespaces are an error; when no
+// object tells, several namespaces are checked by a list that selects the
+// first on the server, which kube-apiserver refuses for nodes and
+// namespaces. A cluster-scoped resource that accepts that selector and has
+// no object (PersistentVolumes, custom resources) cannot be told: its
+// namespaces are taken and select nothing. An error
 // wraps ErrInvalidListScope or the server's error, and changes nothing.
 // SetListOptions fails on a stopped informer. It does not wait for the
 // switch.
