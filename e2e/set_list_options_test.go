@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -171,48 +172,27 @@ func TestSetListOptionsClusterScopedE2E(t *testing.T) {
 	c := needCluster(t)
 	ctx := context.Background()
 	cs := c.clientset(t, "kubeconfig")
-	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	scope := informer.ListScope{Namespaces: []string{"a", "b"}}
-	nodeInf := informer.NewSharedIndexInformer(&informer.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			return cs.CoreV1().Nodes().List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			return cs.CoreV1().Nodes().Watch(ctx, o)
-		},
-	}, &corev1.Node{}, 0, nil).(informer.FanoutInformer)
-	err = nodeInf.SetListOptions(ctx, scope)
-	if !errors.Is(err, informer.ErrInvalidListScope) {
-		t.Fatalf("nodes (%d in the cluster): SetListOptions with namespaces returned %v, want ErrInvalidListScope", len(nodes.Items), err)
+	setScope := func(resource string, example runtime.Object) (int, error) {
+		lw := informer.NewFilteredListWatchFromClient(cs.CoreV1().RESTClient(), resource, metav1.NamespaceAll, func(*metav1.ListOptions) {})
+		list, err := lw.ListWithContext(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		items, err := meta.ExtractList(list)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inf := informer.NewSharedIndexInformer(lw, example, 0, nil).(informer.FanoutInformer)
+		return len(items), inf.SetListOptions(ctx, scope)
 	}
-	t.Logf("nodes (%d in the cluster): %v", len(nodes.Items), err)
-	nsInf := informer.NewSharedIndexInformer(&informer.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			return cs.CoreV1().Namespaces().List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			return cs.CoreV1().Namespaces().Watch(ctx, o)
-		},
-	}, &corev1.Namespace{}, 0, nil).(informer.FanoutInformer)
-	if err := nsInf.SetListOptions(ctx, scope); !errors.Is(err, informer.ErrInvalidListScope) {
-		t.Fatalf("namespaces: SetListOptions with namespaces returned %v, want ErrInvalidListScope", err)
+	for resource, example := range map[string]runtime.Object{"nodes": &corev1.Node{}, "namespaces": &corev1.Namespace{}} {
+		n, err := setScope(resource, example)
+		if !errors.Is(err, informer.ErrInvalidListScope) {
+			t.Fatalf("%s (%d in the cluster): SetListOptions with namespaces returned %v, want ErrInvalidListScope", resource, n, err)
+		}
+		t.Logf("%s (%d in the cluster): %v", resource, n, err)
 	}
-	pvs, err := cs.CoreV1().PersistentVolumes().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(pvs.Items) == 0 {
-		pvInf := informer.NewSharedIndexInformer(&informer.ListWatch{
-			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-				return cs.CoreV1().PersistentVolumes().List(ctx, o)
-			},
-			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-				return cs.CoreV1().PersistentVolumes().Watch(ctx, o)
-			},
-		}, &corev1.PersistentVolume{}, 0, nil).(informer.FanoutInformer)
-		t.Logf("empty persistentvolumes (the documented limit): SetListOptions with namespaces returned %v", pvInf.SetListOptions(ctx, scope))
-	}
+	n, err := setScope("persistentvolumes", &corev1.PersistentVolume{})
+	t.Logf("persistentvolumes (%d in the cluster; empty is the documented limit): SetListOptions with namespaces returned %v", n, err)
 }
