@@ -79,7 +79,12 @@ var errInformerStopped = errors.New("informer: SetListOptions: the informer has 
 // sets must parse, the namespaces must be valid names, and a list of one
 // object with the new options must succeed, which catches a field label
 // the server does not support and tells a cluster-scoped resource (whose
-// objects have no namespace), for which namespaces are an error. An error
+// objects have no namespace), for which namespaces are an error; when no
+// object tells, several namespaces are checked by a list that selects the
+// first on the server, which kube-apiserver refuses for nodes and
+// namespaces. A cluster-scoped resource that accepts that selector and has
+// no object (PersistentVolumes, custom resources) cannot be told: its
+// namespaces are taken and select nothing. An error
 // wraps ErrInvalidListScope or the server's error, and changes nothing.
 // SetListOptions fails on a stopped informer. It does not wait for the
 // switch.
@@ -156,11 +161,7 @@ func (sc *listScope) apply(options *metav1.ListOptions) {
 		sc.tweak(options)
 	}
 	if sc.single != "" {
-		sel := "metadata.namespace=" + sc.single
-		if options.FieldSelector != "" {
-			sel = options.FieldSelector + "," + sel
-		}
-		options.FieldSelector = sel
+		options.FieldSelector = joinSelectors(options.FieldSelector, "metadata.namespace="+sc.single)
 	}
 }
 
@@ -185,7 +186,10 @@ func (sc *listScope) selects(obj any) bool {
 // probe lists one object with the scope's options: the server refuses a
 // selector it cannot serve, and an object without a namespace (there, or
 // failing that in store) shows a cluster-scoped resource, for which
-// namespaces are an error.
+// namespaces are an error. When no object tells, and the namespaces
+// (several) are filtered on the client, a second probe selects the first
+// of them on the server, which refuses that for a cluster-scoped resource
+// without a metadata.namespace field label (nodes, namespaces...).
 func (sc *listScope) probe(ctx context.Context, lw ListerWatcherWithContext, store Store) error {
 	options := metav1.ListOptions{Limit: 1}
 	sc.apply(&options)
@@ -209,5 +213,22 @@ func (sc *listScope) probe(ctx context.Context, lw ListerWatcherWithContext, sto
 	if err == nil && key != "" && !strings.Contains(key, "/") {
 		return fmt.Errorf("%w: namespaces %v given for a cluster-scoped resource", ErrInvalidListScope, slices.Sorted(maps.Keys(sc.namespaces)))
 	}
+	if key == "" && sc.filtersOnClient() {
+		first := slices.Min(slices.Collect(maps.Keys(sc.namespaces)))
+		options := metav1.ListOptions{Limit: 1}
+		sc.apply(&options)
+		options.FieldSelector = joinSelectors(options.FieldSelector, "metadata.namespace="+first)
+		if _, err := lw.ListWithContext(listprobe.With(ctx), options); err != nil {
+			return fmt.Errorf("%w: the server refuses to select namespace %q (a cluster-scoped resource?): %w", ErrInvalidListScope, first, err)
+		}
+	}
 	return nil
+}
+
+// joinSelectors returns the field selector that requires both a and b.
+func joinSelectors(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "," + b
 }

@@ -3,6 +3,7 @@ package informer
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -12,6 +13,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kfanout/fanout/internal/fakelw"
 )
@@ -196,6 +199,41 @@ func TestSetListOptionsClusterScoped(t *testing.T) {
 		require.ErrorIs(t, err, ErrInvalidListScope)
 		require.Contains(t, err.Error(), "cluster-scoped")
 		require.NoError(t, inf.SetListOptions(context.Background(), ListScope{}), "no namespaces is fine")
+	})
+}
+
+// TestSetListOptionsEmptyClusterScoped: with no object to tell, several
+// namespaces on a cluster-scoped resource are refused because the server
+// refuses to select by namespace, as kube-apiserver does for namespaces and
+// nodes; nothing changes. A namespaced resource with no object passes.
+func TestSetListOptionsEmptyClusterScoped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		for _, clusterScoped := range []bool{true, false} {
+			var lists []string
+			lw := noWatchList(&ListWatch{
+				ListWithContextFunc: func(_ context.Context, o metav1.ListOptions) (runtime.Object, error) {
+					lists = append(lists, o.FieldSelector)
+					if clusterScoped && strings.Contains(o.FieldSelector, "metadata.namespace") {
+						return nil, apierrors.NewBadRequest("field label not supported: metadata.namespace")
+					}
+					return &corev1.NamespaceList{ListMeta: metav1.ListMeta{ResourceVersion: "1"}}, nil
+				},
+				WatchFuncWithContext: func(context.Context, metav1.ListOptions) (watch.Interface, error) { return watch.NewFake(), nil },
+			})
+			inf := newSharedIndexInformer(lw, &corev1.Namespace{}, SharedIndexInformerOptions{}, nil)
+			err := inf.SetListOptions(context.Background(), ListScope{Namespaces: []string{"b", "a"}})
+			if !clusterScoped {
+				require.NoError(t, err)
+				continue
+			}
+			require.ErrorIs(t, err, ErrInvalidListScope)
+			require.True(t, apierrors.IsBadRequest(err), "the server's error is kept: %v", err)
+			require.Equal(t, []string{"", "metadata.namespace=a"}, lists, "a probe, then one selecting the first namespace")
+			stop := siRun(t, inf)
+			synctest.Wait()
+			require.Equal(t, "", lists[len(lists)-1], "nothing changed: the informer lists every namespace")
+			stop()
+		}
 	})
 }
 

@@ -89,12 +89,5 @@ func (s *sharedIndexInformer) Shutdown(ctx context.Context) error {
 // releaseInformerMetrics deletes the informer's own series at providers
 // that can (the handlers' series are released as their listeners stop).
 func (s *sharedIndexInformer) releaseInformerMetrics() {
-	if s.identifier.Reserved() {
-		if r, ok := informermetrics.Provider(s.metricsProvider).(InformerMetricsReleaser); ok {
-			r.ReleaseInformer(s.identifier)
-		}
-	}
-	if r, ok := informermetrics.ListenerProvider(s.listenerMetrics).(IndexRefusalMetricsReleaser); ok {
-		r.ReleaseIndexRefusals(s.metricsName)
-	}
+	informermetrics.ReleaseInformer(s.metricsProvider, s.listenerMetrics, s.identifier, s.metricsName)
 }

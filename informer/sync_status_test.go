@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -27,6 +26,7 @@ import (
 
 	"github.com/kfanout/fanout/internal/fakelw"
 	"github.com/kfanout/fanout/internal/syncbuf"
+	"github.com/kfanout/fanout/internal/testutil"
 )
 
 // forbidden is the error of a list the server refuses for lack of RBAC
@@ -35,13 +35,12 @@ func forbidden() error {
 	return apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "", errors.New(`User "x" cannot list resource "pods"`))
 }
 
-// runInformer runs inf until the test ends and waits for it to return.
-func runInformer(t *testing.T, inf SharedInformer) context.CancelFunc {
-	ctx, cancel := context.WithCancel(t.Context())
-	var wg sync.WaitGroup
-	wg.Go(func() { inf.RunWithContext(ctx) })
-	t.Cleanup(func() { cancel(); wg.Wait() })
-	return cancel
+// runInformer runs inf until the test ends, or stop is called, and waits
+// for it to return.
+func runInformer(t *testing.T, inf SharedInformer) (stop func()) {
+	stop = testutil.Start(t.Context(), inf.RunWithContext)
+	t.Cleanup(stop)
+	return stop
 }
 
 // TestSyncStatusNotStartedAndStopped: before Run an informer and its

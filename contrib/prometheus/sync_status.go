@@ -45,7 +45,11 @@ var (
 // handler registration, an informer's failed list attempts and a
 // handler's pending initial notifications. The informer label is the name
 // given to Add, the handler label the registration's handler name. Remove
-// drops an informer's series at once. It is safe for concurrent use.
+// drops an informer's series at once; an informer that has stopped
+// (Shutdown, a factory's RemoveInformer, or the end of its Run) is dropped
+// by the first scrape that finds it stopped, as a stopped informer's other
+// series are released, and its name can be added again. It is safe for
+// concurrent use.
 type SyncStatusCollector struct {
 	mu        sync.Mutex
 	informers map[string]informer.SharedInformer
@@ -69,14 +73,16 @@ func NewSyncStatusCollector(reg prom.Registerer) (*SyncStatusCollector, error) {
 var errDuplicateName = errors.New("an informer is already added under this name")
 
 // Add publishes inf's sync status under name. It fails for an informer
-// fanout did not build and for a name already added.
+// fanout did not build and for a name in use by an informer that has not
+// stopped (a stopped one is replaced: a factory hands out a fresh informer
+// after RemoveInformer).
 func (c *SyncStatusCollector) Add(name string, inf informer.SharedInformer) error {
 	if _, err := informer.SyncStatusOf(inf); err != nil {
 		return err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.informers[name]; ok {
+	if old, ok := c.informers[name]; ok && !old.IsStopped() {
 		return fmt.Errorf("%w: %q", errDuplicateName, name)
 	}
 	c.informers[name] = inf
@@ -114,6 +120,10 @@ func (c *SyncStatusCollector) Collect(ch chan<- prom.Metric) {
 	}
 	c.mu.Unlock()
 	for i, name := range names {
+		if infs[i].IsStopped() {
+			c.dropStopped(name, infs[i])
+			continue
+		}
 		st, err := informer.SyncStatusOf(infs[i])
 		if err != nil {
 			continue
@@ -125,6 +135,16 @@ func (c *SyncStatusCollector) Collect(ch chan<- prom.Metric) {
 			ch <- prom.MustNewConstMetric(syncStateDesc, prom.GaugeValue, 1, name, handler, string(h.State))
 			ch <- prom.MustNewConstMetric(pendingInitialDesc, prom.GaugeValue, float64(h.PendingInitial), name, handler)
 		}
+	}
+}
+
+// dropStopped removes the stopped inf from the collector, unless name
+// was added again meanwhile.
+func (c *SyncStatusCollector) dropStopped(name string, inf informer.SharedInformer) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.informers[name] == inf {
+		delete(c.informers, name)
 	}
 }
 

@@ -119,3 +119,60 @@ informer_sync_state{handler="slow",informer="pods",state="HandlerPending"} 1
 		}
 	})
 }
+
+// TestSyncStatusCollectorDropsStopped: an informer shut down (as a
+// factory's RemoveInformer does) has no series from the next scrape on,
+// and a fresh informer can be added under its name; one still running
+// cannot be replaced.
+func TestSyncStatusCollectorDropsStopped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		reg := prom.NewPedanticRegistry()
+		c, err := prometheus.NewSyncStatusCollector(reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		newInf := func() informer.SharedIndexInformer {
+			return informer.NewSharedIndexInformer(podSource(), &corev1.Pod{}, 0, nil)
+		}
+		inf := newInf()
+		if err := c.Add("pods", inf); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		wg.Go(func() { inf.RunWithContext(ctx) })
+		synctest.Wait()
+		count := func() int {
+			t.Helper()
+			n, err := testutil.GatherAndCount(reg, prometheus.MetricSyncState)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		if n := count(); n != 1 {
+			t.Fatalf("%d sync state series while running, want 1", n)
+		}
+		if err := c.Add("pods", newInf()); err == nil {
+			t.Fatal("a running informer was replaced")
+		}
+		if err := inf.(informer.FanoutInformer).Shutdown(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if n := count(); n != 0 {
+			t.Fatalf("%d sync state series after Shutdown, want 0", n)
+		}
+		fresh := newInf()
+		if err := c.Add("pods", fresh); err != nil {
+			t.Fatalf("adding a fresh informer under the stopped one's name: %v", err)
+		}
+		if n := count(); n != 1 {
+			t.Fatalf("%d sync state series for the fresh informer, want 1", n)
+		}
+		if !c.Remove("pods") {
+			t.Fatal("the fresh informer was not held")
+		}
+	})
+}

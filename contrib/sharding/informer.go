@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kfanout/fanout/internal/goid"
+	"github.com/kfanout/fanout/internal/informermetrics"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
@@ -210,6 +211,24 @@ func (s *ShardedInformer) stop() {
 	s.mu.Lock()
 	s.stopped = true
 	s.mu.Unlock()
+	if id := s.opts.Informer.Identifier; id.Reserved() {
+		o := s.opts.Informer
+		informermetrics.ReleaseInformer(o.InformerMetricsProvider, o.ListenerMetricsProvider, id, id.Name())
+	}
+}
+
+// releaseRangeMetrics releases the series of a range informer whose Run
+// has returned: its handlers' went as their listeners stopped; its own
+// are released by a Shutdown after Run, unless every range shares the
+// informer identity of Options.Informer (stop releases that one once the
+// last range has stopped).
+func (s *ShardedInformer) releaseRangeMetrics(inf informer.SharedIndexInformer) {
+	if s.opts.Informer.Identifier.Reserved() {
+		return
+	}
+	if fi, ok := inf.(informer.FanoutInformer); ok { // always: ranges run fanout informers
+		_ = fi.Shutdown(context.Background()) // Run has returned: it does not wait
+	}
 }
 
 // Wait returns once every goroutine the informer started has returned. Use
@@ -261,6 +280,7 @@ func (s *ShardedInformer) StartRange(ctx context.Context, r Range) {
 	s.wg.Go(func() {
 		defer close(ri.done)
 		inf.RunWithContext(rctx)
+		s.releaseRangeMetrics(inf)
 	})
 	s.wg.Go(func() { s.watchSynced(rctx, inf.HasSyncedChecker()) })
 }

@@ -291,8 +291,10 @@ func TestShardedInformerRangeMoves(t *testing.T) {
 			assert.Equal(t, "default/"+dfsu.Obj.(*corev1.ConfigMap).Name, dfsu.Key)
 		}
 
+		src.mu.Lock() // holds the new range's list back (List takes it)
 		s.StartRange(ctx, rs[2])
 		assert.False(t, reg.HasSynced(), "the new range's list is not handled yet")
+		src.mu.Unlock()
 		synctest.Wait()
 		assert.True(t, reg.HasSynced())
 		assert.Equal(t, namesIn(objs, rs[1], rs[2]), rec.names())

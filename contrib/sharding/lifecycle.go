@@ -70,6 +70,21 @@ func (s *ShardedInformer) SyncStatus() informer.SyncStatus {
 			st.State = informer.SyncSynced // a range synced meanwhile
 		}
 	}
+	// A switch of list options runs in every range at once: it is in
+	// progress while any range still serves the old options, since the
+	// earliest asking; the failed lists told are the first such range's.
+	for _, rs := range statuses {
+		if !rs.Switching {
+			continue
+		}
+		if !st.Switching || rs.SwitchingSince.Before(st.SwitchingSince) {
+			st.SwitchingSince = rs.SwitchingSince
+		}
+		if !st.Switching && st.State == informer.SyncSynced {
+			st.Attempts, st.LastError, st.LastErrorTime, st.NextRetry = rs.Attempts, rs.LastError, rs.LastErrorTime, rs.NextRetry
+		}
+		st.Switching = true
+	}
 	for _, reg := range handlers {
 		hs := informer.SyncStatus{Name: desc + "/" + reg.displayName(), Registration: reg, State: informer.SyncSynced}
 		switch {

@@ -1,15 +1,21 @@
 package sharding
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kfanout/fanout/contrib/sharding/internal/ring"
 	"github.com/kfanout/fanout/informer"
@@ -88,4 +94,61 @@ func TestShardedSetListOptions(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestShardedSetListOptionsSwitching: while a range cannot list with the
+// new options, the sharded informer stays synced on the old ones and its
+// SyncStatus says it is switching, since the switch was asked for; once
+// the lists succeed, the switch ends.
+func TestShardedSetListOptionsSwitching(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		rng := rand.New(rand.NewPCG(27, 2))
+		src := newObjectSource(true, 2)
+		for i := range 10 {
+			src.create(t, rng, fmt.Sprintf("cm-%d", i))
+		}
+		var refuse atomic.Bool
+		src.cs.PrependReactor("list", "configmaps", func(a k8stesting.Action) (bool, runtime.Object, error) {
+			o := a.(k8stesting.ListActionImpl).ListOptions
+			if refuse.Load() && o.LabelSelector == "color=blue" && o.Limit != 1 { // SetListOptions' probes pass
+				return true, nil, apierrors.NewServiceUnavailable("down")
+			}
+			return false, nil, nil
+		})
+		s := NewShardedInformer(src.lw(), &corev1.ConfigMap{}, Options{})
+		// apimachinery's HandleError rate limit keeps its last time in a
+		// global: from outside the bubble it would sleep for years here.
+		require.NoError(t, s.SetWatchErrorHandlerWithContext(func(context.Context, *informer.Reflector, error) {}))
+		rs, _ := ring.Ranges(2)
+		for _, r := range rs {
+			s.StartRange(ctx, r)
+		}
+		s.RoundDone()
+		synctest.Wait()
+		require.False(t, s.SyncStatus().Switching)
+
+		refuse.Store(true)
+		start := time.Now()
+		require.NoError(t, s.SetListOptions(ctx, informer.ListScope{Tweak: func(o *metav1.ListOptions) { o.LabelSelector = "color=blue" }}))
+		synctest.Wait()
+		st := s.SyncStatus()
+		assert.Equal(t, informer.SyncSynced, st.State)
+		assert.True(t, st.Switching, "%v", st)
+		assert.Equal(t, start, st.SwitchingSince)
+		assert.Positive(t, st.Attempts)
+		assert.True(t, apierrors.IsServiceUnavailable(st.LastError), "%v", st.LastError)
+		assert.Contains(t, st.String(), "switching to new list options")
+		assert.True(t, s.HasSynced())
+
+		refuse.Store(false)
+		time.Sleep(time.Minute) // past the backoff
+		synctest.Wait()
+		assert.False(t, s.SyncStatus().Switching)
+		assert.Empty(t, s.GetStore().List(), "no object is blue")
+		for _, r := range rs {
+			s.StopRange(context.Background(), r, false)
+		}
+		s.Wait()
+	})
 }

@@ -98,3 +98,19 @@ type InformerMetricsReleaser interface {
 	// before may keep accepting updates but are no longer exported.
 	ReleaseInformer(id InformerNameAndResource)
 }
+
+// ReleaseInformer deletes, at the providers that can, an informer's own
+// series (only for a reserved id: no others were handed out) and the
+// index refusal counter of the informer named name. A shared informer
+// calls it when Shutdown stops it; a sharded informer, whose ranges share
+// one reserved id, once its last range has stopped.
+func ReleaseInformer(p InformerMetricsProvider, lp ListenerMetricsProvider, id InformerNameAndResource, name string) {
+	if id.Reserved() {
+		if r, ok := Provider(p).(InformerMetricsReleaser); ok {
+			r.ReleaseInformer(id)
+		}
+	}
+	if r, ok := ListenerProvider(lp).(IndexRefusalMetricsReleaser); ok {
+		r.ReleaseIndexRefusals(name)
+	}
+}

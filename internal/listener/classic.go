@@ -181,6 +181,7 @@ func (c *classic) run() {
 		}
 		p := c.pending.Load()
 		crashed = c.l.deliver(n, p, p > initialBufferSize && tg.enabled())
+		c.l.returned(n.Seq, p)
 	}
 }
 

@@ -86,7 +86,7 @@ func (h *Hub) Register(l *Listener, replay func() []any) error {
 		l.replay(n)
 	}
 	if len(objs) == 0 {
-		l.returned(h.seq) // nothing before now to wait for
+		l.seqs.publish(h.seq) // nothing before now to wait for
 	}
 	h.p.StartWatchSynced(l)
 	return nil

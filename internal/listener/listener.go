@@ -287,7 +287,6 @@ func (l *Listener) keyOf(obj any) string {
 // handler" trace; engines pass it when a traceGate says a trace could be
 // logged.
 func (l *Listener) deliver(n Notification, pending int64, traced bool) (crashed bool) {
-	defer l.returned(n.Seq)
 	if traced && pending > initialBufferSize {
 		defer l.traceSlowCall(time.Now(), pending)
 	}

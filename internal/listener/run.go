@@ -57,5 +57,6 @@ func runLoop(l *Listener, src notificationSource) {
 			l.waitAfterCrash()
 		}
 		crashed = l.deliver(n, pending, pending > initialBufferSize && tg.enabled())
+		l.returned(n.Seq, pending)
 	}
 }
