@@ -22,9 +22,14 @@
 #   5. Kubernetes' own controllers of that minor (k8s.io/kubernetes from the
 #      proxy, COMPAT_K8S_PACKAGES of pkg/controller) switched by
 #      fanout-migrate with no hand edits: their tests must pass as they do
-#      on client-go (hack/k8s-controllers.sh).
+#      on client-go (hack/k8s-controllers.sh);
+#   6. the parity module (differential tests against client-go) set to the
+#      pair, with the build tag of an older minor (clientgo035,
+#      clientgo036: the files that need a newer client-go are left out),
+#      built, vetted and tested; the workspace's make test runs it on the
+#      newest release.
 #
-# The steps run in the order 4, 3, 1, 2, 5, each for every pair before the
+# The steps run in the order 4, 3, 1, 2, 5, 6, each for every pair before the
 # next. A failing step does not stop the run: every step of every pair runs,
 # each prints its wall time and CPU time (user+system, which the load of
 # other processes does not inflate), and the summary at the end lists the
@@ -36,7 +41,7 @@
 #   COMPAT_PAIRS="v0.36.6:v0.24.1:v0.36.3:v1.36.3" hack/compat.sh
 #                                           # client-go:controller-runtime[:sample-controller[:kubernetes]]
 #   COMPAT_SKIP="tests blackbox" hack/compat.sh
-#                                           # skip steps (modules, tests, blackbox, samplecontroller, consumer, controllers)
+#                                           # skip steps (modules, tests, blackbox, samplecontroller, consumer, controllers, parity)
 #   COMPAT_TEST_FLAGS=-short hack/compat.sh # flags for the modules' go test
 #   COMPAT_K8S_PACKAGES="deployment job" hack/compat.sh
 #                                           # pkg/controller packages (default: hack/k8s-controllers.sh's)
@@ -76,14 +81,26 @@ run() {
 # minor prints 35 for v0.35.10.
 minor() { local v="${1#v0.}"; echo "${v%%.*}"; }
 
-# prepare M CG: sets the pair's versions in module M, tidies, builds, vets.
+# prepare M CG [CR]: sets the pair's versions in module M (controller-runtime
+# too when given and required), tidies, builds, vets.
 prepare() {
-  local m="$1" cg="$2" want=() p
+  local m="$1" cg="$2" cr="${3:-}" want=() p
   cd "$m" || return 1
   for p in k8s.io/api k8s.io/apimachinery k8s.io/client-go; do
     if grep -q "^[[:space:]]*$p v" go.mod; then want+=("$p@$cg"); fi
   done
+  if [ -n "$cr" ] && grep -q "^[[:space:]]*sigs.k8s.io/controller-runtime v" go.mod; then
+    want+=("sigs.k8s.io/controller-runtime@$cr")
+  fi
   go get "${want[@]}" >/dev/null && go mod tidy && go build ./... && go vet ./...
+}
+
+# releasetag CG prints the parity module's build tag for client-go CG:
+# clientgo035 or clientgo036 for those minors, nothing for the newest.
+releasetag() {
+  case "$(minor "$1")" in
+  35 | 36) echo "clientgo0$(minor "$1")" ;;
+  esac
 }
 
 # consumer TREE CG CR DIR: the consumer check.
@@ -148,7 +165,7 @@ for pair in $pairs; do
   (cd "$root" && git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$scratch/$cg" 2>/dev/null || true)
 done
 
-for s in consumer samplecontroller modules blackbox controllers; do
+for s in consumer samplecontroller modules blackbox controllers parity; do
   if [[ "$skip" == *" $s "* ]]; then continue; fi
   for pair in $pairs; do
     IFS=: read -r cg cr sc kube <<<"$pair"
@@ -176,6 +193,15 @@ for s in consumer samplecontroller modules blackbox controllers; do
     blackbox)
       run "$cg: client-go $cg's black-box tests of tools/cache against fanout" bash -c \
         "set -o pipefail; cd '$tree' && FANOUT_CLIENTGO_BLACKBOX_LINK=1 ./hack/clientgo-blackbox.sh '$cg' | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|tools/cache:'"
+      ;;
+    parity)
+      tag="$(releasetag "$cg")"
+      run "$cg: parity (tags '$tag'): go get, tidy, build, vet" env GOFLAGS="-mod=mod -tags=$tag" \
+        bash -c "$(declare -f prepare); prepare '$tree/parity' '$cg' '$cr'"
+      if [[ "$skip" != *" tests "* ]]; then
+        run "$cg: parity (tags '$tag'): go test ${testflags[*]}" env GOFLAGS="-mod=mod -tags=$tag" \
+          bash -c "cd '$tree/parity' && go test ${testflags[*]} -count=1 -timeout 40m ./..."
+      fi
       ;;
     controllers)
       [ -n "$kube" ] && run "$cg: Kubernetes $kube controllers switched by fanout-migrate" env K8S_VERSION="$kube" \

@@ -15,6 +15,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/kfanout/fanout/internal/clientgorelease"
 	"github.com/kfanout/fanout/internal/features"
 )
 
@@ -58,6 +59,10 @@ type Reflector struct {
 	// use and resets itself after two minutes.
 	delay        wait.DelayFunc
 	useWatchList bool
+	// holdInitialRV keeps LastSyncResourceVersion back during a watch's
+	// synthetic initial adds (a watch from RV "" or "0"), as client-go does
+	// from v0.36; with v0.35 linked every event moves it, as there.
+	holdInitialRV bool
 
 	// UseWatchList tells whether ListAndWatch streams the initial list
 	// over a watch. The constructors set it from the WatchListClient gate
@@ -184,6 +189,7 @@ func NewReflectorWithOptions(lw ListerWatcher, expectedType any, store Reflector
 		clock:             c,
 		delay:             newBackoffDelay(options.Backoff, c),
 		watchErrorHandler: DefaultWatchErrorHandler,
+		holdInitialRV:     !clientgorelease.Before(36),
 	}
 	if r.name == "" {
 		r.name = naming.GetNameFromCallsite(reflectorNameSkips...)

@@ -413,3 +413,35 @@ func TestVeryShortWatchErrorMessage(t *testing.T) {
 
 // keep the watch import used by helpers in other test files.
 var _ watch.Interface = watch.NewFake()
+
+// A watch from RV "0" (an empty list) starts with synthetic adds: client-go
+// v0.36 and later keep LastSyncResourceVersion until another event, v0.35
+// moves it with every event. The reflector does what the linked release
+// does.
+func TestReflectorInitialAddsMoveRVPerRelease(t *testing.T) {
+	for _, tc := range []struct {
+		hold          bool
+		afterAdd, end string
+	}{{hold: true, afterAdd: "0", end: "2"}, {hold: false, afterAdd: "1", end: "2"}} {
+		synctest.Test(t, func(t *testing.T) {
+			src := fakelw.New(&corev1.Pod{})
+			src.SetWatchListSupported(false)
+			store := &recordingStore{}
+			r := newTestReflector(src, store, ReflectorOptions{})
+			r.holdInitialRV = tc.hold
+			stop := runReflector(t, r)
+			defer stop()
+			equalLines(t, "calls", src.CallStrings(), []string{`list rv="0" limit=500`, `watch rv="0" bookmarks`})
+			src.Add(testPodNamed("a"))
+			synctest.Wait()
+			if got := r.LastSyncResourceVersion(); got != tc.afterAdd {
+				t.Errorf("hold=%t: LastSyncResourceVersion = %q after an add, want %q", tc.hold, got, tc.afterAdd)
+			}
+			src.Modify(testPodNamed("a"))
+			synctest.Wait()
+			if got := r.LastSyncResourceVersion(); got != tc.end {
+				t.Errorf("hold=%t: LastSyncResourceVersion = %q after an update, want %q", tc.hold, got, tc.end)
+			}
+		})
+	}
+}

@@ -105,9 +105,9 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErr chan
 				AllowWatchBookmarks: true,
 			}
 			// From RV "" or "0" the server first sends synthetic Added
-			// events in no particular RV order; hold the RV back until
-			// the first other event.
-			if options.ResourceVersion == "" || options.ResourceVersion == "0" {
+			// events in no particular RV order; client-go v0.36 and later
+			// hold the RV back until the first other event.
+			if r.holdInitialRV && (options.ResourceVersion == "" || options.ResourceVersion == "0") {
 				propagateRVFromStart = false
 			}
 			var err error

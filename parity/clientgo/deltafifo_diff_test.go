@@ -1,3 +1,9 @@
+//go:build !clientgo035
+
+// Needs client-go v0.36 or later: ReplacedAllInfo, SyncAllInfo, BookmarkInfo.
+// Builds that link an older client-go set the tag of its minor: clientgo035
+// or clientgo036 (Makefile, hack/compat.sh).
+
 package parity
 
 import (

@@ -299,7 +299,7 @@ func (r *diffRun) step() string {
 		r.each(func(s *diffSide) {
 			var err error
 			if shutdown {
-				err = cache.ShutDownEventHandler(s.inf, s.regs[idx])
+				err = shutDownEventHandler(s.inf, s.regs[idx])
 			} else {
 				err = s.inf.RemoveEventHandler(s.regs[idx])
 			}

@@ -1,3 +1,8 @@
+//go:build !clientgo035
+
+// Shares the DeltaFIFO differential's helpers (deltafifo_diff_test.go),
+// which need client-go v0.36 or later.
+
 package parity
 
 import (

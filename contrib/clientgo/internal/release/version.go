@@ -2,8 +2,9 @@ package release
 
 import (
 	"fmt"
-	"runtime/debug"
 	"strings"
+
+	"github.com/kfanout/fanout/internal/clientgorelease"
 )
 
 // SupportedRange names the client-go minors the factories were tested
@@ -18,27 +19,7 @@ var supportedMinors = []string{"v0.35.", "v0.36.", "v0.37."}
 // binary links a client-go release outside it, and nil otherwise (also
 // when the binary carries no module information, or links a pseudo
 // version or a replaced directory: a development build).
-func Check() error { return checkVersion(linkedClientGo()) }
-
-// linkedClientGo returns the version of k8s.io/client-go linked into the
-// running binary, or "" when the binary carries no module information or
-// client-go is replaced by a directory.
-func linkedClientGo() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return ""
-	}
-	for _, m := range info.Deps {
-		if m.Path != "k8s.io/client-go" {
-			continue
-		}
-		if m.Replace != nil {
-			return m.Replace.Version
-		}
-		return m.Version
-	}
-	return ""
-}
+func Check() error { return checkVersion(clientgorelease.Linked()) }
 
 // checkVersion returns an error naming the supported range when version is
 // a client-go release outside it. An empty or pseudo version (a

@@ -4,6 +4,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/kfanout/fanout/internal/clientgorelease"
 )
 
 // TestCheckVersion accepts every release of the supported minors and
@@ -27,7 +29,7 @@ func TestCheckVersion(t *testing.T) {
 // factories' tests on it (make compat), then extends supportedMinors and
 // SupportedRange.
 func TestLinkedClientGoSupported(t *testing.T) {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "k8s.io/client-go").Output()
+	out, err := exec.Command("go", "list", "-m", "-f", "{{with .Replace}}{{.Version}}{{else}}{{.Version}}{{end}}", "k8s.io/client-go").Output()
 	if err != nil {
 		t.Fatalf("go list -m k8s.io/client-go: %v", err)
 	}
@@ -35,7 +37,7 @@ func TestLinkedClientGoSupported(t *testing.T) {
 	if err := checkVersion(v); err != nil {
 		t.Fatal(err)
 	}
-	if got := linkedClientGo(); got != "" && got != v {
+	if got := clientgorelease.Linked(); got != "" && got != v {
 		t.Errorf("the test binary links client-go %s, go list says %s", got, v)
 	}
 	if err := Check(); err != nil {

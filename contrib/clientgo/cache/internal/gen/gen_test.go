@@ -101,7 +101,7 @@ func TestPackageExportsEveryCommonIdentifier(t *testing.T) {
 // linkedVersion is the version of the linked client-go.
 func linkedVersion(t *testing.T) string {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "k8s.io/client-go")
+	cmd := exec.Command("go", "list", "-m", "-f", "{{with .Replace}}{{.Version}}{{else}}{{.Version}}{{end}}", "k8s.io/client-go")
 	cmd.Dir = pkgDir
 	out, err := cmd.Output()
 	if err != nil {
