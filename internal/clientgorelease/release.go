@@ -1,8 +1,9 @@
 // Package clientgorelease tells which client-go release the running binary
 // links, for the few behaviours fanout keeps as each supported release has
-// them. fanout's root module does not import client-go; it reads the
-// binary's module information, so a binary without client-go gets the
-// newest release's behaviour.
+// them. fanout's root module does not import client-go: contrib/clientgo,
+// which does, reports the release it was built with (Use), and otherwise
+// the binary's module information tells. A binary without client-go gets
+// the newest release's behaviour.
 package clientgorelease
 
 import (
@@ -10,15 +11,32 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
-// Linked returns the version of k8s.io/client-go linked into the running
-// binary (its replacement's version when replaced by another version), or
-// "" when the binary carries no module information, does not link
-// client-go, or replaces it by a directory.
-func Linked() string { return linked() }
+var used atomic.Int32
 
-var linked = sync.OnceValue(func() string {
+// Use records the minor release of the client-go that a package linking
+// it was built with. contrib/clientgo calls it at init, from client-go's
+// API; it wins over the module information, which test binaries lack.
+func Use(minor int) { used.Store(int32(minor)) }
+
+// LinkedMinor returns the minor release of the linked client-go: the one
+// Use recorded, else the module information's, else 0 (unknown).
+func LinkedMinor() int {
+	if m := used.Load(); m != 0 {
+		return int(m)
+	}
+	return Minor(ModuleVersion())
+}
+
+// ModuleVersion returns the version of k8s.io/client-go in the running
+// binary's module information (its replacement's version when replaced by
+// another version), or "" when the binary carries none (test binaries),
+// does not link client-go, or replaces it by a directory.
+func ModuleVersion() string { return moduleVersion() }
+
+var moduleVersion = sync.OnceValue(func() string {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return ""
@@ -59,6 +77,6 @@ func Minor(version string) int {
 // v0.<minor>. It is false when no release is known, so that fanout alone
 // behaves as the newest release.
 func Before(minor int) bool {
-	m := Minor(Linked())
+	m := LinkedMinor()
 	return m != 0 && m < minor
 }

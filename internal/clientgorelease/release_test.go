@@ -33,3 +33,18 @@ func TestVersionIn(t *testing.T) {
 		t.Errorf("versionIn without client-go = %q, want empty", got)
 	}
 }
+
+func TestUseWinsOverModuleInformation(t *testing.T) {
+	defer Use(0)
+	Use(35)
+	if got := LinkedMinor(); got != 35 {
+		t.Fatalf("LinkedMinor after Use(35) = %d", got)
+	}
+	if !Before(36) || Before(35) {
+		t.Errorf("Before(36) = %t, Before(35) = %t with v0.35 linked", Before(36), Before(35))
+	}
+	Use(0)
+	if got, want := LinkedMinor(), Minor(ModuleVersion()); got != want {
+		t.Errorf("LinkedMinor without Use = %d, want the module information's %d", got, want)
+	}
+}

@@ -45,7 +45,7 @@ func TestAPIInventory(t *testing.T) {
 		t.Skip("builds export data for two packages")
 	}
 	if clientgorelease.Before(37) {
-		t.Skipf("the informer package carries client-go v0.37's API, a superset of the linked %s's", clientgorelease.Linked())
+		t.Skipf("the informer package carries client-go v0.37's API, a superset of the linked v0.%d's", clientgorelease.LinkedMinor())
 	}
 	cg, fo := loadInventoryPackages(t)
 	diffs := inventoryDiff(cg, fo)

@@ -19,7 +19,7 @@ var supportedMinors = []string{"v0.35.", "v0.36.", "v0.37."}
 // binary links a client-go release outside it, and nil otherwise (also
 // when the binary carries no module information, or links a pseudo
 // version or a replaced directory: a development build).
-func Check() error { return checkVersion(clientgorelease.Linked()) }
+func Check() error { return checkVersion(clientgorelease.ModuleVersion()) }
 
 // checkVersion returns an error naming the supported range when version is
 // a client-go release outside it. An empty or pseudo version (a

@@ -37,7 +37,7 @@ func TestLinkedClientGoSupported(t *testing.T) {
 	if err := checkVersion(v); err != nil {
 		t.Fatal(err)
 	}
-	if got := clientgorelease.Linked(); got != "" && got != v {
+	if got := clientgorelease.ModuleVersion(); got != "" && got != v {
 		t.Errorf("the test binary links client-go %s, go list says %s", got, v)
 	}
 	if err := Check(); err != nil {
