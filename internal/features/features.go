@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+
+	"github.com/kfanout/fanout/internal/clientgorelease"
 )
 
 // Gate names, as client-go spells them.
@@ -17,9 +19,12 @@ const (
 	// DeltaFIFO. On by default, as in client-go v0.35 (beta) and v0.36+
 	// (GA, where client-go locks it on; fanout still honours false).
 	InOrderInformers = "InOrderInformers"
-	// AtomicFIFO makes RealFIFO's Replace and Resync single deltas.
+	// AtomicFIFO makes RealFIFO's Replace and Resync single deltas. On by
+	// default from client-go v0.36 (beta); v0.35 has no such gate, and
+	// with v0.35 linked it is off.
 	AtomicFIFO = "AtomicFIFO"
-	// UnlockWhileProcessingFIFO lets RealFIFO drop its lock while processing.
+	// UnlockWhileProcessingFIFO lets RealFIFO drop its lock while
+	// processing. As AtomicFIFO: from v0.36, off with v0.35 linked.
 	UnlockWhileProcessingFIFO = "UnlockWhileProcessingFIFO"
 	// InOrderInformersBatchProcess pops RealFIFO in batches.
 	InOrderInformersBatchProcess = "InOrderInformersBatchProcess"
@@ -39,12 +44,26 @@ var defaults = map[string]bool{
 	InformerResourceVersion:      true,
 }
 
+// introducedIn gives, for a gate that an older supported client-go release
+// lacks, the first minor that has it. Linked with an older release, the
+// gate defaults to off: that release has none of the behaviour it names.
+var introducedIn = map[string]int{
+	AtomicFIFO:                36,
+	UnlockWhileProcessingFIFO: 36,
+}
+
 // Names returns every gate fanout reads, sorted.
 func Names() []string { return slices.Sorted(maps.Keys(defaults)) }
 
 // Default returns a gate's value when neither the environment nor a test
-// sets it.
-func Default(name string) bool { return defaults[name] }
+// sets it: client-go's default in the linked release (the newest's when no
+// client-go is linked).
+func Default(name string) bool {
+	if minor, ok := introducedIn[name]; ok && clientgorelease.Before(minor) {
+		return false
+	}
+	return defaults[name]
+}
 
 var (
 	mu        sync.RWMutex
@@ -66,7 +85,7 @@ func Enabled(name string) bool {
 			return b
 		}
 	}
-	return defaults[name]
+	return Default(name)
 }
 
 // SetForTesting overrides a gate and returns a function that restores it.
