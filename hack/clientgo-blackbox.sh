@@ -6,6 +6,10 @@
 #
 #   hack/clientgo-blackbox.sh                 # v0.37.2 and v0.32.3
 #   hack/clientgo-blackbox.sh v0.30.14        # other versions
+#   FANOUT_CLIENTGO_BLACKBOX_PKGS=informer,typeid hack/clientgo-blackbox.sh
+#                                             # against the standalone package
+#                                             # (the default) and the
+#                                             # type-identical one
 #   FANOUT_CLIENTGO_BLACKBOX_LINK=1 hack/clientgo-blackbox.sh v0.35.10
 #                                             # also link that release
 #                                             # (api, apimachinery) into

@@ -10,7 +10,9 @@
 #      contrib/sharding from v0.36) is tidied, built, vetted and tested
 #      against the pair, alone (GOWORK=off);
 #   2. client-go's own black-box tests of tools/cache of that release run
-#      against fanout linked with that release (hack/clientgo-blackbox.sh);
+#      against fanout linked with that release (hack/clientgo-blackbox.sh),
+#      both against the standalone informer package and against the
+#      type-identical contrib/clientgo/cache;
 #   3. sample-controller of that release (the newest the proxy serves of
 #      its minor), switched by cmd/fanout-migrate with no hand edits: it
 #      must report nothing, build, vet and pass its own tests with fanout's
@@ -206,7 +208,7 @@ for s in consumer samplecontroller modules blackbox controllers parity; do
       ;;
     blackbox)
       run "$cg: client-go $cg's black-box tests of tools/cache against fanout" bash -c \
-        "set -o pipefail; cd '$tree' && FANOUT_CLIENTGO_BLACKBOX_LINK=1 ./hack/clientgo-blackbox.sh '$cg' | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|tools/cache:'"
+        "set -o pipefail; cd '$tree' && FANOUT_CLIENTGO_BLACKBOX_LINK=1 FANOUT_CLIENTGO_BLACKBOX_PKGS=informer,typeid ./hack/clientgo-blackbox.sh '$cg' | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|tools/cache:'"
       ;;
     parity)
       tag="$(releasetag "$cg")"

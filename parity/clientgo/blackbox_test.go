@@ -60,9 +60,28 @@ func TestClientGoBlackBox(t *testing.T) {
 	if spec == "" {
 		t.Skip("set FANOUT_CLIENTGO_BLACKBOX=v0.37.2,v0.32.3 to run client-go's tests against fanout")
 	}
-	for v := range strings.SplitSeq(spec, ",") {
-		t.Run(v, func(t *testing.T) { runBlackBox(t, strings.TrimSpace(v)) })
+	pkgs := os.Getenv("FANOUT_CLIENTGO_BLACKBOX_PKGS")
+	if pkgs == "" {
+		pkgs = "informer"
 	}
+	for v := range strings.SplitSeq(spec, ",") {
+		for name := range strings.SplitSeq(pkgs, ",") {
+			pkg, ok := blackBoxPackages[strings.TrimSpace(name)]
+			if !ok {
+				t.Fatalf("FANOUT_CLIENTGO_BLACKBOX_PKGS: unknown package %q (informer, typeid)", name)
+			}
+			t.Run(strings.TrimSpace(v)+"/"+strings.TrimSpace(name), func(t *testing.T) { runBlackBox(t, strings.TrimSpace(v), pkg) })
+		}
+	}
+}
+
+// blackBoxPackages are the fanout packages client-go's tests can run
+// against (FANOUT_CLIENTGO_BLACKBOX_PKGS): the standalone informer package,
+// and the type-identical one, where everything but the informer
+// constructors is client-go's own.
+var blackBoxPackages = map[string]string{
+	"informer": fanoutInformer,
+	"typeid":   "github.com/kfanout/fanout/contrib/clientgo/cache",
 }
 
 // blackBoxRun is what runBlackBox found for one version.
@@ -71,7 +90,7 @@ type blackBoxRun struct {
 	passed, failed          []string
 }
 
-func runBlackBox(t *testing.T, version string) {
+func runBlackBox(t *testing.T, version, target string) {
 	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
 	modcache := strings.TrimSpace(goOutput(t, ".", gobin, "env", "GOMODCACHE"))
 	src := filepath.Join(modcache, "k8s.io", "client-go@"+version, "tools", "cache")
@@ -90,14 +109,14 @@ func runBlackBox(t *testing.T, version string) {
 	// Write the rewritten but unpruned files once so that go mod tidy
 	// finds every module the tests import (go-cmp, gofuzz, ...).
 	fset, files := parseClientGoTests(t, src)
-	writeFiles(t, fset, files, pkgDir, fanoutInformer)
+	writeFiles(t, fset, files, pkgDir, target)
 	writeFile(t, filepath.Join(pkgDir, "zz_fanout_gates_test.go"), []byte(followGatesFile))
 	goOutput(t, mod, gobin, "mod", "tidy", "-e")
 	// Then compile export data for everything the tests, client-go's
 	// package of this version and fanout import.
 	cgFset, cgFiles := parseDir(t, src, func(name string) bool { return !strings.HasSuffix(name, "_test.go") })
 	paths := importPaths(append(slices.Clone(files), cgFiles...))
-	paths = append(paths, fanoutInformer, clientGoCachePath)
+	paths = append(paths, target, clientGoCachePath)
 	exports := exportData(t, mod, gobin, paths)
 
 	fset, files = parseClientGoTests(t, src)
@@ -107,7 +126,7 @@ func runBlackBox(t *testing.T, version string) {
 	run.blackBox = testFuncs(prune(fset, files, &mapImporter{target: cg, base: base}))
 
 	fset, files = parseClientGoTests(t, src)
-	fo, err := base.Import(fanoutInformer)
+	fo, err := base.Import(target)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +136,7 @@ func runBlackBox(t *testing.T, version string) {
 	if err := os.RemoveAll(pkgDir); err != nil {
 		t.Fatal(err)
 	}
-	writeFiles(t, fset, kept, pkgDir, fanoutInformer)
+	writeFiles(t, fset, kept, pkgDir, target)
 	writeFile(t, filepath.Join(pkgDir, "zz_fanout_gates_test.go"), []byte(followGatesFile))
 
 	bin := filepath.Join(mod, "cache.test")
@@ -138,8 +157,8 @@ func runBlackBox(t *testing.T, version string) {
 	for _, name := range notCompiled {
 		t.Logf("NOT COMPILED %s: %s", name, why[name])
 	}
-	t.Logf("client-go %s tools/cache: %d tests, %d black-box; against fanout: %d passed, %d failed %v, %d did not compile %v",
-		version, len(run.all), len(run.blackBox), len(run.passed), len(run.failed), run.failed, len(notCompiled), notCompiled)
+	t.Logf("client-go %s tools/cache: %d tests, %d black-box; against %s: %d passed, %d failed %v, %d did not compile %v",
+		version, len(run.all), len(run.blackBox), target, len(run.passed), len(run.failed), run.failed, len(notCompiled), notCompiled)
 	if len(run.blackBox) == 0 {
 		t.Fatal("no black-box tests found")
 	}
