@@ -11,8 +11,9 @@
 //
 // The output is deterministic (the same as testdata/output.txt on every
 // run): the source is seeded, it paces itself on
-// the handlers' calls, and the demo waits for each listener's HasSynced
-// and for slow's first call before it prints. Stats.Spilled is printed
+// the handlers' calls (and waits for slow's first call before its second
+// event), and the demo waits for each listener's HasSynced before it
+// prints. Stats.Spilled is printed
 // for slow only: for a handler that keeps up it depends on whether the
 // listener's goroutine went back to sleep before the next event, which is
 // up to the Go scheduler. For the same reason late's high-water is not
@@ -92,6 +93,11 @@ func run(w io.Writer) error {
 		p.Distribute(n)
 		distributed++
 		<-fast.ack // pace the source on the fast handler
+		if i == 0 {
+			// slow takes the first event before any other is sent, so
+			// its high-water is the same on every run.
+			<-slow.entered
+		}
 		if lLate != nil {
 			<-late.ack
 		}
