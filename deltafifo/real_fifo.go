@@ -97,6 +97,9 @@ type RealFIFO struct {
 	scratch     []Delta
 	scratchKeys []string
 	scratchBusy bool
+	// batchKeys is the set batchLenLocked checks a long run's keys
+	// against, emptied and kept for the next pop.
+	batchKeys map[string]struct{}
 }
 
 // itemKey is the key of a queued delta; ok is false for a delta without

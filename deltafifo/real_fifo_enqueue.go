@@ -76,19 +76,41 @@ func (f *RealFIFO) pushKeyedLocked(key itemKey, d Delta) {
 	f.metrics.QueuedItems.Set(float64(f.lenLocked()))
 }
 
-// appendItemLocked appends d and its key. When the slices are full and at
-// least half of them are popped slots, the pending deltas move to the
-// front instead of the slices growing; each delta moves at most once per
-// slice length appended, so an append stays O(1) amortised.
+// appendItemLocked appends d and its key, making room first when the
+// slices are full (see makeRoomLocked).
 func (f *RealFIFO) appendItemLocked(key itemKey, d Delta) {
-	if len(f.items) == cap(f.items) && f.head > 0 && f.head >= len(f.items)/2 {
+	if len(f.items) == cap(f.items) || len(f.keys) == cap(f.keys) {
+		f.makeRoomLocked()
+	}
+	f.items = append(f.items, d)
+	f.keys = append(f.keys, key)
+}
+
+// minQueueCap is the capacity the queue's slices start at.
+const minQueueCap = 8
+
+// makeRoomLocked makes room for one more delta in full slices. When at
+// least half of them are popped slots, the pending deltas move to the front;
+// otherwise they move to new slices of twice the length. Each delta moves
+// at most once per slice length appended, so an append stays O(1)
+// amortised, and a growing queue allocates at most about four slots per
+// delta pending at its peak. (Growing by append cost about ten, most of
+// the bytes a watch event cost the informer: append grows a large slice by
+// a quarter and copies the popped slots along.)
+func (f *RealFIFO) makeRoomLocked() {
+	pending := len(f.items) - f.head
+	if f.head > 0 && f.head >= len(f.items)/2 {
 		n := copy(f.items, f.items[f.head:])
 		copy(f.keys, f.keys[f.head:])
 		clear(f.items[n:])
 		clear(f.keys[n:])
 		f.items, f.keys = f.items[:n], f.keys[:n]
 		f.head = 0
+		return
 	}
-	f.items = append(f.items, d)
-	f.keys = append(f.keys, key)
+	c := max(2*len(f.items), minQueueCap) // len is the full slice's capacity
+	items, keys := make([]Delta, pending, c), make([]itemKey, pending, c)
+	copy(items, f.items[f.head:])
+	copy(keys, f.keys[f.head:])
+	f.items, f.keys, f.head = items, keys, 0
 }

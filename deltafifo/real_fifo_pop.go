@@ -183,7 +183,11 @@ func (f *RealFIFO) batchLenLocked() int {
 	// with a set.
 	var seen map[string]struct{}
 	if limit > 16 {
-		seen = make(map[string]struct{}, limit)
+		if f.batchKeys == nil {
+			f.batchKeys = make(map[string]struct{}, limit)
+		}
+		seen = f.batchKeys
+		defer clear(seen)
 	}
 	for i, d := range items[:limit] {
 		if !batchable(d.Type) {
