@@ -73,6 +73,7 @@ type logReader struct {
 	privMu    sync.Mutex
 	priv      *ringbuffer.Ring[privateItem]
 	privTotal uint64 // items ever put in priv; guarded by privMu
+	privTaken uint64 // items taken from priv by the run goroutine; guarded by privMu
 }
 
 // newLogReader returns l's engine reading log; [Processor.AddListener]
@@ -182,6 +183,7 @@ func (r *logReader) popPrivate() (Notification, bool) {
 	if it := r.priv.Front(); it != nil && it.seq <= r.seq {
 		it, _ := r.priv.ReadOne()
 		r.privN.Add(-1)
+		r.privTaken++
 		return it.n, true
 	}
 	return Notification{}, false
@@ -278,7 +280,7 @@ func (r *logReader) unblock() {}
 
 func (r *logReader) stats() Stats {
 	r.privMu.Lock()
-	total := r.privTotal
+	total, taken := r.privTotal, r.privTaken
 	r.privMu.Unlock()
 	s := Stats{Pending: r.pendingNow()}
 	if r.stopped.Load() {
@@ -296,6 +298,10 @@ func (r *logReader) stats() Stats {
 		end = r.endSeq
 	}
 	total += end - r.startSeq
+	// Every notification the run goroutine takes is handed to the handler
+	// (runLoop), so the calls made are what it took from the log and from
+	// its private queue.
+	s.Delivered = r.consumed.Load() - r.startSeq + taken
 	r.log.mu.Unlock()
 	if ns := r.notSpilled.Load(); total > ns {
 		s.Spilled = total - ns
