@@ -64,9 +64,9 @@ type Listener struct {
 	// calls by its cursor: an atomic add per call cost a tenth of the CPU
 	// per delivery at 10 handlers.
 	countCalls bool
-	seqs      seqWatch      // the Seqs the handler has returned from
-	waitSeq   func(ctx context.Context, resourceVersion string) (uint64, error)
-	panics    atomic.Uint64 // handler calls that panicked
+	seqs       seqWatch // the Seqs the handler has returned from
+	waitSeq    func(ctx context.Context, resourceVersion string) (uint64, error)
+	panics     atomic.Uint64 // handler calls that panicked
 
 	resyncMu              sync.Mutex // guards the fields below
 	requestedResyncPeriod time.Duration
