@@ -159,7 +159,6 @@ func NewRealFIFOWithOptions(opts RealFIFOOptions) *RealFIFO {
 		metrics:          informermetrics.NewFIFOMetrics(opts.Identifier, opts.MetricsProvider),
 		batchSize:        realFIFOBatchSize,
 		unlockQueueLimit: 2 * realFIFOBatchSize,
-		items:            make([]Delta, 0, 10),
 		sync:             newInitialSync(),
 	}
 	if f.keyFunc == nil {

@@ -77,9 +77,10 @@ func (f *RealFIFO) pushKeyedLocked(key itemKey, d Delta) {
 }
 
 // appendItemLocked appends d and its key, making room first when the
-// slices are full (see makeRoomLocked).
+// slices are full (see makeRoomLocked). The two slices always have the same
+// capacity: only makeRoomLocked allocates them, in pairs.
 func (f *RealFIFO) appendItemLocked(key itemKey, d Delta) {
-	if len(f.items) == cap(f.items) || len(f.keys) == cap(f.keys) {
+	if len(f.items) == cap(f.items) {
 		f.makeRoomLocked()
 	}
 	f.items = append(f.items, d)
@@ -91,12 +92,12 @@ const minQueueCap = 8
 
 // makeRoomLocked makes room for one more delta in full slices. When at
 // least half of them are popped slots, the pending deltas move to the front;
-// otherwise they move to new slices of twice the length. Each delta moves
+// otherwise they move to new slices of twice the capacity. Each delta moves
 // at most once per slice length appended, so an append stays O(1)
-// amortised, and a growing queue allocates at most about four slots per
-// delta pending at its peak. (Growing by append cost about ten, most of
-// the bytes a watch event cost the informer: append grows a large slice by
-// a quarter and copies the popped slots along.)
+// amortised, and a growing queue allocates at most twice the slots it ends
+// with. (Growing by append allocated about five times as many, most of the
+// bytes a watch event cost the informer: append grows a large slice by a
+// quarter and copies the popped slots along.)
 func (f *RealFIFO) makeRoomLocked() {
 	pending := len(f.items) - f.head
 	if f.head > 0 && f.head >= len(f.items)/2 {
@@ -108,7 +109,7 @@ func (f *RealFIFO) makeRoomLocked() {
 		f.head = 0
 		return
 	}
-	c := max(2*len(f.items), minQueueCap) // len is the full slice's capacity
+	c := max(2*cap(f.items), minQueueCap)
 	items, keys := make([]Delta, pending, c), make([]itemKey, pending, c)
 	copy(items, f.items[f.head:])
 	copy(keys, f.keys[f.head:])
