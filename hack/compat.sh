@@ -6,9 +6,9 @@
 # with the controller-runtime minor built on it: sample-controller and
 # Kubernetes' controllers of that release then link the same client-go, so
 # every step of a pair shares one build of it.
-#   1. every user module (root, contrib/clientgo, contrib/prometheus, and
-#      contrib/sharding from v0.36) is tidied, built, vetted and tested
-#      against the pair, alone (GOWORK=off);
+#   1. every user module (root, contrib/clientgo, contrib/prometheus,
+#      contrib/sharding) is tidied, built, vetted and tested against the
+#      pair, alone (GOWORK=off);
 #   2. client-go's own black-box tests of tools/cache of that release run
 #      against fanout linked with that release (hack/clientgo-blackbox.sh;
 #      the parity module, whose test package runs them, is set to the pair),
@@ -18,10 +18,10 @@
 #      its minor), switched by cmd/fanout-migrate with no hand edits: it
 #      must report nothing, build, vet and pass its own tests with fanout's
 #      informers (cmd/fanout-migrate TestSampleController);
-#   4. a consumer check: a fresh module pinned to the pair adds fanout and
-#      contrib/clientgo (replaced by the scratch tree), and `go mod tidy`
-#      must leave its go line, k8s.io/* and controller-runtime lines as
-#      they were;
+#   4. a consumer check: a fresh module pinned to the pair adds fanout,
+#      contrib/clientgo and contrib/sharding (replaced by the scratch
+#      tree), and `go mod tidy` must leave its go line, k8s.io/* and
+#      controller-runtime lines as they were;
 #   5. Kubernetes' own controllers of that minor (k8s.io/kubernetes from the
 #      proxy, COMPAT_K8S_PACKAGES of pkg/controller) switched by
 #      fanout-migrate with no hand edits: their tests must pass as they do
@@ -148,7 +148,8 @@ GO
   pinned() { grep -E '^go |k8s\.io/|sigs\.k8s\.io/controller-runtime ' go.mod | sed 's, // indirect,,' | sort; }
   pinned > before.txt
   go mod edit -require=github.com/kfanout/fanout@v0.0.0 -replace="github.com/kfanout/fanout=$tree" \
-    -require=github.com/kfanout/fanout/contrib/clientgo@v0.0.0 -replace="github.com/kfanout/fanout/contrib/clientgo=$tree/contrib/clientgo"
+    -require=github.com/kfanout/fanout/contrib/clientgo@v0.0.0 -replace="github.com/kfanout/fanout/contrib/clientgo=$tree/contrib/clientgo" \
+    -require=github.com/kfanout/fanout/contrib/sharding@v0.0.0 -replace="github.com/kfanout/fanout/contrib/sharding=$tree/contrib/sharding"
   cat > fanout.go <<'GO'
 package main
 
@@ -156,12 +157,14 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	fanoutinformers "github.com/kfanout/fanout/contrib/clientgo/informers"
+	"github.com/kfanout/fanout/contrib/sharding"
 	"github.com/kfanout/fanout/informer"
 )
 
 var (
 	_ = fanoutinformers.NewSharedInformerFactory(fake.NewClientset(), 0)
 	_ informer.SharedIndexInformerOptions
+	_ sharding.Options
 )
 GO
   go mod tidy && go build ./... && go vet ./... || return 1
@@ -196,8 +199,7 @@ for s in consumer samplecontroller modules blackbox controllers parity; do
         "set -o pipefail; cd '$tree' && FANOUT_SAMPLE_CONTROLLER='$sc' go test -count=1 -timeout 40m -run '^TestSampleController\$' -v ./cmd/fanout-migrate/ | grep -E '^(=== RUN|\s*--- |ok|FAIL|PASS)|fanout-migrate on|client-go'"
       ;;
     modules)
-      modules=(. contrib/clientgo contrib/prometheus)
-      if [ "$(minor "$cg")" -ge 36 ]; then modules+=(contrib/sharding); fi
+      modules=(. contrib/clientgo contrib/prometheus contrib/sharding)
       for m in "${modules[@]}"; do
         run "$cg: $m: go get, tidy, build, vet" bash -c "$(declare -f setversions prepare); prepare '$tree/$m' '$cg'"
         if [[ "$skip" != *" tests "* ]]; then

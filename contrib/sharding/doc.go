@@ -41,8 +41,13 @@
 // margin LeaseDuration - RenewDeadline); the claims' doc in
 // internal/ring gives the argument.
 //
-// Unlike the rest of fanout, this module needs client-go, api and
-// apimachinery v0.36.0 or later (with controller-runtime v0.24 or later):
-// k8s.io/apimachinery/pkg/sharding first appeared in v0.36. Its go.mod
-// requires v0.36.0, so adding it moves a module on v0.35 to v0.36.
+// Like the rest of fanout, the module requires client-go, api and
+// apimachinery v0.35.0, so adding it moves none of a user's versions. The
+// shard selector list option (ListOptions.ShardSelector, and the ShardInfo
+// a server answers with) first appears in apimachinery v0.36: the module
+// writes selectors and evaluates them itself, the apiserver's way, and
+// sets the option where the linked apimachinery has it. Linked with v0.35,
+// or against a server without the ShardedListAndWatch feature gate, every
+// range informer lists all objects and filters on the client (logged once,
+// and counted by Metrics.ClientFiltered).
 package sharding

@@ -96,7 +96,7 @@ func testDrainSlowHandler(t *testing.T, workers int) {
 	ctx := t.Context()
 	const ranges = 8
 	rng := rand.New(rand.NewPCG(5, 6))
-	src := newObjectSource(true, ranges)
+	src := newObjectSource(t, true, ranges)
 	api := leasetest.NewAPI()
 	clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
 	log := &eventLog{}
@@ -210,7 +210,7 @@ func TestDrainTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
 		rng := rand.New(rand.NewPCG(7, 8))
-		src := newObjectSource(true, 1)
+		src := newObjectSource(t, true, 1)
 		clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
 		createNumbered(t, src, rng, 5)
 		log := &eventLog{}
@@ -257,7 +257,7 @@ func TestForcedStopDeletesWhatTheHandlerWasTold(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
 		rng := rand.New(rand.NewPCG(9, 10))
-		src := newObjectSource(true, 1)
+		src := newObjectSource(t, true, 1)
 		createNumbered(t, src, rng, 3)
 		log := &eventLog{}
 		h := &gatedHandler{log: log, who: "a"}
@@ -331,7 +331,7 @@ func TestForcedStopDropsCallsWaitingForTheirTurn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
 		rng := rand.New(rand.NewPCG(11, 12))
-		src := newObjectSource(true, 2)
+		src := newObjectSource(t, true, 2)
 		rs, _ := ring.Ranges(2)
 		inRange := map[string]int{}
 		for _, cm := range createNumbered(t, src, rng, 20) {

@@ -1,10 +1,12 @@
 package sharding
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/kfanout/fanout/contrib/sharding/internal/leasetest"
@@ -27,4 +29,13 @@ func assertPartition(t *testing.T, all, a, b []string) {
 	assert.NotEmpty(t, b)
 	union := slices.Sorted(slices.Values(append(slices.Clone(a), b...)))
 	assert.Equal(t, all, union, "the replicas partition the objects, none served twice")
+}
+
+// setShardInfo sets lm's ShardInfo to one naming selector, as a server that
+// applied the selector does; only where the linked apimachinery has it.
+func setShardInfo(lm *metav1.ListMeta, selector string) {
+	field := reflect.ValueOf(lm).Elem().FieldByIndex(shardInfoField)
+	info := reflect.New(field.Type().Elem())
+	info.Elem().FieldByName("Selector").SetString(selector)
+	field.Set(info)
 }

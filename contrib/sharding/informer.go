@@ -450,6 +450,10 @@ func (s *ShardedInformer) RoundDone() {
 // client.
 func (s *ShardedInformer) serverDoesNotShard(ctx context.Context) {
 	s.noShards.Do(func() {
+		if !linkedCanShard() {
+			klog.FromContext(ctx).Info("The linked k8s.io/apimachinery predates v0.36 and cannot send a shard selector: filtering on the client, every range informer receives all objects", "object", fmt.Sprintf("%T", s.example))
+			return
+		}
 		klog.FromContext(ctx).Info("The apiserver ignored the shard selector (no shardInfo in the list; is the ShardedListAndWatch feature gate off?): filtering on the client, every range informer receives all objects", "object", fmt.Sprintf("%T", s.example))
 	})
 }

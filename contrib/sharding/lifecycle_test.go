@@ -26,7 +26,7 @@ func TestShardedSyncStatus(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
 		rng := rand.New(rand.NewPCG(1, 2))
-		src := newObjectSource(true, 4)
+		src := newObjectSource(t, true, 4)
 		for i := range 40 {
 			src.create(t, rng, fmt.Sprintf("cm-%d", i))
 		}
@@ -68,7 +68,7 @@ func TestShardedSyncStatus(t *testing.T) {
 func TestShardedWaitForResourceVersion(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
-		src := newObjectSource(true, 2)
+		src := newObjectSource(t, true, 2)
 		s := NewShardedInformer(src.lw(), &corev1.ConfigMap{}, Options{})
 		assert.ErrorIs(t, s.WaitForResourceVersion(ctx, "x"), informer.ErrInvalidResourceVersion)
 		require.NoError(t, s.WaitForResourceVersion(ctx, "5"), "no range owned: nothing to wait for")
@@ -96,7 +96,7 @@ func TestShardedWaitForResourceVersion(t *testing.T) {
 func TestShardedShutdown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(3, 4))
-		src := newObjectSource(true, 2)
+		src := newObjectSource(t, true, 2)
 		for i := range 10 {
 			src.create(t, rng, fmt.Sprintf("cm-%d", i))
 		}

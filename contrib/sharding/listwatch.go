@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	kshard "k8s.io/apimachinery/pkg/sharding"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/klog/v2"
 
@@ -22,13 +21,13 @@ import (
 // rangeListerWatcher lists and watches one range: every request carries
 // the range's ListOptions.ShardSelector. A list response without ShardInfo
 // means the server ignored the selector (the ShardedListAndWatch feature
-// gate is off): then the list's items and the following watches are
-// filtered on the client with apimachinery's selector, which selects
-// exactly what the server would.
+// gate is off, or the linked apimachinery predates v0.36 and could not send
+// it): then the list's items and the following watches are filtered on the
+// client by the range's hash, which selects exactly what the server would.
 type rangeListerWatcher struct {
 	inner    informer.ListerWatcherWithContext
 	r        Range
-	sel      kshard.Selector
+	key      Key
 	selector string
 	owner    *ShardedInformer
 	// filtering is set by each list: whether the server ignored the
@@ -99,12 +98,11 @@ func (lw *rangeListerWatcher) recordEvent(e watch.Event) bool {
 }
 
 func newRangeListerWatcher(inner informer.ListerWatcher, r Range, key Key, owner *ShardedInformer) *rangeListerWatcher {
-	sel := r.Selector(key)
 	return &rangeListerWatcher{
 		inner:    informer.ToListerWatcherWithContext(inner),
 		r:        r,
-		sel:      sel,
-		selector: sel.String(),
+		key:      key,
+		selector: r.Selector(key),
 		owner:    owner,
 	}
 }
@@ -134,7 +132,7 @@ func (lw *rangeListerWatcher) ListWithContext(ctx context.Context, options metav
 	if lw.isFrozen() {
 		return nil, waitFrozen(ctx)
 	}
-	options.ShardSelector = lw.selector
+	setShardSelector(&options, lw.selector)
 	if listprobe.Is(ctx) {
 		// SetListOptions checking new options: this list reaches no
 		// informer, so it changes nothing recorded here.
@@ -197,7 +195,7 @@ func (lw *rangeListerWatcher) isFrozen() bool {
 // WatchWithContext watches the range, filtering on the client if the last
 // list showed the server does not.
 func (lw *rangeListerWatcher) WatchWithContext(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
-	options.ShardSelector = lw.selector
+	setShardSelector(&options, lw.selector)
 	w, err := lw.inner.WatchWithContext(ctx, options)
 	if err != nil {
 		return w, err
@@ -270,7 +268,7 @@ func (fw *filteredWatch) loop() {
 // matches evaluates the range's selector on obj. An object whose key
 // cannot be read is dropped and logged: no range could claim it.
 func (lw *rangeListerWatcher) matches(ctx context.Context, obj runtime.Object) bool {
-	ok, err := lw.sel.Matches(obj)
+	ok, err := lw.r.Matches(lw.key, obj)
 	if err != nil {
 		klog.FromContext(ctx).Error(err, "Dropping an object whose shard key cannot be read", "range", lw.r)
 		return false
@@ -288,7 +286,7 @@ func hasShardInfo(list runtime.Object) bool {
 	// Typed lists embed metav1.ListMeta, whose GetListMeta returns it.
 	if a, ok := list.(metav1.ListMetaAccessor); ok {
 		lm, ok := a.GetListMeta().(*metav1.ListMeta)
-		return ok && lm.ShardInfo != nil
+		return ok && hasListMetaShardInfo(lm)
 	}
 	return false
 }

@@ -83,7 +83,7 @@ func (p *releaseRecorder) take() (informers, refusals, listeners []string) {
 func TestShardedRangeMetricsReleased(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(5, 6))
-		src := newObjectSource(true, 2)
+		src := newObjectSource(t, true, 2)
 		for i := range 10 {
 			src.create(t, rng, fmt.Sprintf("cm-%d", i))
 		}
@@ -130,7 +130,7 @@ func TestShardedSharedIdentityReleasedAtShutdown(t *testing.T) {
 		n, err := informer.NewInformerName("sharded-cms")
 		require.NoError(t, err)
 		defer n.Release()
-		src := newObjectSource(true, 2)
+		src := newObjectSource(t, true, 2)
 		p := &releaseRecorder{}
 		s := NewShardedInformer(src.lw(), &corev1.ConfigMap{}, Options{Informer: informer.SharedIndexInformerOptions{
 			Identifier:              n.WithResource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}),

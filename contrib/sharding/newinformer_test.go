@@ -45,7 +45,7 @@ func TestNewInformerFuncShutdown(t *testing.T) {
 func testNewInformerFuncPartitions(t *testing.T, shutdown bool) {
 	synctest.Test(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(31, 32))
-		src := newObjectSource(true, 8)
+		src := newObjectSource(t, true, 8)
 		for i := range 120 {
 			src.create(t, rng, fmt.Sprintf("cm-%03d", i))
 		}

@@ -84,7 +84,7 @@ func TestShutDownEventHandlerFromOwnHandler(t *testing.T) {
 				ctx, cancel := context.WithCancel(t.Context())
 				defer cancel()
 				rng := rand.New(rand.NewPCG(31, 32))
-				src := newObjectSource(true, 4)
+				src := newObjectSource(t, true, 4)
 				for i := range 200 {
 					src.create(t, rng, fmt.Sprintf("cm-%d", i))
 				}

@@ -33,7 +33,7 @@ func TestShardedSetListOptions(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				ctx := t.Context()
 				rng := rand.New(rand.NewPCG(27, 1))
-				src := newObjectSource(sharding, 4)
+				src := newObjectSource(t, sharding, 4)
 				var objs, red []*corev1.ConfigMap
 				for i := range 60 {
 					cm := src.create(t, rng, fmt.Sprintf("cm-%d", i))
@@ -104,7 +104,7 @@ func TestShardedSetListOptionsSwitching(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
 		rng := rand.New(rand.NewPCG(27, 2))
-		src := newObjectSource(true, 2)
+		src := newObjectSource(t, true, 2)
 		for i := range 10 {
 			src.create(t, rng, fmt.Sprintf("cm-%d", i))
 		}

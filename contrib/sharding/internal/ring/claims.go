@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
 )
 
 // ErrClaimLost is returned by Claims.Renew when another replica holds the
@@ -197,7 +198,7 @@ func (c *Claims) Release(ctx context.Context, i int) error {
 	}
 	next := h.lease.DeepCopy()
 	next.Spec.HolderIdentity = nil
-	next.Spec.RenewTime = new(metav1.NewMicroTime(c.cfg.Clock.Now()))
+	next.Spec.RenewTime = ptr.To(metav1.NewMicroTime(c.cfg.Clock.Now()))
 	_, err := c.leases().Update(ctx, next, metav1.UpdateOptions{})
 	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
 		return nil // already someone else's
@@ -277,8 +278,8 @@ func (c *Claims) hold(i int, l *coordinationv1.Lease, at time.Time) {
 // sets the acquire time and counts a transition.
 func (c *Claims) fill(l *coordinationv1.Lease, now time.Time, acquire bool) {
 	t := metav1.NewMicroTime(now)
-	l.Spec.HolderIdentity = new(c.cfg.Identity)
-	l.Spec.LeaseDurationSeconds = new(leaseSeconds(c.cfg.LeaseDuration))
+	l.Spec.HolderIdentity = ptr.To(c.cfg.Identity)
+	l.Spec.LeaseDurationSeconds = ptr.To(leaseSeconds(c.cfg.LeaseDuration))
 	l.Spec.RenewTime = &t
 	if acquire {
 		l.Spec.AcquireTime = &t

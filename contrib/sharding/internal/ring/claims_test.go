@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
 	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 
 	"github.com/kfanout/fanout/contrib/sharding/internal/leasetest"
 )
@@ -141,7 +142,7 @@ func TestClaimsRacingTakeoverConflicts(t *testing.T) {
 		require.NoError(t, err)
 		l := obj.(*coordinationv1.Lease).DeepCopy()
 		served := l.DeepCopy()
-		l.Spec.HolderIdentity = new("c")
+		l.Spec.HolderIdentity = ptr.To("c")
 		l.ResourceVersion = "999"
 		require.NoError(t, api.Tracker().Update(action.GetResource(), l, "ns"))
 		return true, served, nil

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
 )
 
 // Membership is a replica's presence in a ring: a Lease named
@@ -49,8 +50,8 @@ func (m *Membership) Renew(ctx context.Context) error {
 				Labels:    map[string]string{LabelRing: m.cfg.Ring, LabelRole: RoleMember},
 			},
 			Spec: coordinationv1.LeaseSpec{
-				HolderIdentity:       new(m.cfg.Identity),
-				LeaseDurationSeconds: new(leaseSeconds(m.cfg.LeaseDuration)),
+				HolderIdentity:       ptr.To(m.cfg.Identity),
+				LeaseDurationSeconds: ptr.To(leaseSeconds(m.cfg.LeaseDuration)),
 				AcquireTime:          &now,
 				RenewTime:            &now,
 			},
@@ -71,8 +72,8 @@ func (m *Membership) Renew(ctx context.Context) error {
 		m.lease = existing
 	}
 	next := m.lease.DeepCopy()
-	next.Spec.HolderIdentity = new(m.cfg.Identity)
-	next.Spec.LeaseDurationSeconds = new(leaseSeconds(m.cfg.LeaseDuration))
+	next.Spec.HolderIdentity = ptr.To(m.cfg.Identity)
+	next.Spec.LeaseDurationSeconds = ptr.To(leaseSeconds(m.cfg.LeaseDuration))
 	next.Spec.RenewTime = &now
 	updated, err := m.leases().Update(ctx, next, metav1.UpdateOptions{})
 	if err != nil {

@@ -5,8 +5,8 @@ import (
 	"hash/fnv"
 	"math/bits"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
-	kshard "k8s.io/apimachinery/pkg/sharding"
 )
 
 // Key is the object field whose FNV-1a 64-bit hash places an object in a
@@ -87,23 +87,27 @@ func (r Range) String() string {
 	return fmt.Sprintf("%d/%d", r.Index, r.Count)
 }
 
-// Requirement is the range as apimachinery's shard range requirement on key,
-// with bounds normalised to 16 hex digits (the upper bound of the last
-// range is 0x10000000000000000, 2^64).
-func (r Range) Requirement(key Key) kshard.ShardRangeRequirement {
-	start := fmt.Sprintf("0x%016x", r.Start())
+// Selector is the range as a shard selector on key, the value of
+// ListOptions.ShardSelector (KEP-5866), for example
+// shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000').
+// Bounds have 16 hex digits; the last range's upper bound is
+// 0x10000000000000000 (2^64), the one value with 17.
+func (r Range) Selector(key Key) string {
 	end := "0x10000000000000000"
 	if r.Index+1 < r.Count {
 		end = fmt.Sprintf("0x%016x", Range{Index: r.Index + 1, Count: r.Count}.Start())
 	}
-	return kshard.ShardRangeRequirement{Key: string(key), Start: start, End: end}
+	return fmt.Sprintf("shardRange(%s, '0x%016x', '%s')", key, r.Start(), end)
 }
 
-// Selector is the range as an apimachinery shard selector on key. Its
-// String() is the value for ListOptions.ShardSelector, for example
-// shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000').
-func (r Range) Selector(key Key) kshard.Selector {
-	return kshard.NewSelector(r.Requirement(key))
+// Matches reports whether obj's key field hashes into the range: what a
+// server applying the range's Selector returns.
+func (r Range) Matches(key Key, obj runtime.Object) (bool, error) {
+	h, err := HashObject(key, obj)
+	if err != nil {
+		return false, err
+	}
+	return r.Contains(h), nil
 }
 
 // Hash is the FNV-1a 64-bit hash of value, the hash KEP-5866 uses.
@@ -113,11 +117,18 @@ func Hash(value string) uint64 {
 	return h.Sum64()
 }
 
-// HashObject is the hash of obj's key field.
+// HashObject is the hash of obj's key field. It fails for an object
+// without metadata and for a key other than KeyUID and KeyNamespace.
 func HashObject(key Key, obj runtime.Object) (uint64, error) {
-	v, err := kshard.ResolveFieldValue(obj, string(key))
+	m, err := meta.Accessor(obj)
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("sharding: reading the shard key %s: %w", key, err)
 	}
-	return Hash(v), nil
+	switch key {
+	case KeyUID:
+		return Hash(string(m.GetUID())), nil
+	case KeyNamespace:
+		return Hash(m.GetNamespace()), nil
+	}
+	return 0, fmt.Errorf("sharding: unsupported shard key %q (want %s or %s)", key, KeyUID, KeyNamespace)
 }

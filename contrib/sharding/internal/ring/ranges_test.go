@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kshard "k8s.io/apimachinery/pkg/sharding"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kfanout/fanout/contrib/sharding/internal/leasetest"
@@ -30,20 +29,30 @@ func TestRangesRejectsNonPowerOfTwo(t *testing.T) {
 func TestRangeSelectorStrings(t *testing.T) {
 	rs, err := Ranges(2)
 	require.NoError(t, err)
-	assert.Equal(t, "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')", rs[0].Selector(KeyUID).String())
-	assert.Equal(t, "shardRange(object.metadata.uid, '0x8000000000000000', '0x10000000000000000')", rs[1].Selector(KeyUID).String())
+	assert.Equal(t, "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')", rs[0].Selector(KeyUID))
+	assert.Equal(t, "shardRange(object.metadata.uid, '0x8000000000000000', '0x10000000000000000')", rs[1].Selector(KeyUID))
 	one, err := Ranges(1)
 	require.NoError(t, err)
-	assert.Equal(t, "shardRange(object.metadata.namespace, '0x0000000000000000', '0x10000000000000000')", one[0].Selector(KeyNamespace).String())
+	assert.Equal(t, "shardRange(object.metadata.namespace, '0x0000000000000000', '0x10000000000000000')", one[0].Selector(KeyNamespace))
 	four, err := Ranges(4)
 	require.NoError(t, err)
-	assert.Equal(t, kshard.ShardRangeRequirement{Key: string(KeyUID), Start: "0x4000000000000000", End: "0x8000000000000000"}, four[1].Requirement(KeyUID))
+	assert.Equal(t, "shardRange(object.metadata.uid, '0x4000000000000000', '0x8000000000000000')", four[1].Selector(KeyUID))
+	assert.Equal(t, "shardRange(object.metadata.uid, '0xc000000000000000', '0x10000000000000000')", four[3].Selector(KeyUID))
 }
 
-// TestRangeMatchesApimachinery checks that Contains, RangeIndex and
-// HashObject agree with apimachinery's selector evaluation for random uids,
-// so client-side filtering and the server's filtering pick the same objects.
-func TestRangeMatchesApimachinery(t *testing.T) {
+// TestRangeMatches checks Matches, Contains and RangeIndex against a plain
+// reference: the range whose bounds hold the FNV-1a hash of the key field,
+// computed here from the hash's definition. The e2e module compares them
+// with apimachinery's own selector (v0.36+).
+func TestRangeMatches(t *testing.T) {
+	fnv1a := func(s string) uint64 {
+		h := uint64(14695981039346656037)
+		for i := 0; i < len(s); i++ {
+			h ^= uint64(s[i])
+			h *= 1099511628211
+		}
+		return h
+	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{1, 2, 8, 64} {
 		rs, err := Ranges(n)
@@ -54,18 +63,36 @@ func TestRangeMatchesApimachinery(t *testing.T) {
 				UID:       types.UID(leasetest.RandomUID(rng)),
 			}}
 			for _, key := range []Key{KeyUID, KeyNamespace} {
+				field := string(cm.UID)
+				if key == KeyNamespace {
+					field = cm.Namespace
+				}
+				want := fnv1a(field)
 				h, err := HashObject(key, cm)
 				require.NoError(t, err)
+				require.Equal(t, want, h)
 				idx := RangeIndex(h, n)
 				for _, r := range rs {
-					want, err := r.Selector(key).Matches(cm)
+					// Range i of n holds [i*2^64/n, (i+1)*2^64/n).
+					in := n == 1 || want/((1<<63)/uint64(n/2)) == uint64(r.Index)
+					got, err := r.Matches(key, cm)
 					require.NoError(t, err)
-					assert.Equal(t, want, r.Contains(h), "range %v key %s", r, key)
-					assert.Equal(t, want, r.Index == idx)
+					assert.Equal(t, in, got, "range %v key %s", r, key)
+					assert.Equal(t, in, r.Contains(h))
+					assert.Equal(t, in, r.Index == idx)
 				}
 			}
 		}
 	}
+}
+
+func TestHashObjectErrors(t *testing.T) {
+	_, err := HashObject(KeyUID, &metav1.Status{})
+	assert.ErrorContains(t, err, "object.metadata.uid")
+	_, err = HashObject("object.metadata.name", &corev1.ConfigMap{})
+	assert.ErrorContains(t, err, "unsupported shard key")
+	_, err = Range{Index: 0, Count: 1}.Matches("object.spec", &corev1.ConfigMap{})
+	assert.Error(t, err)
 }
 
 // TestNamespaceHashesCluster records a property of FNV-1a (the KEP's hash)

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	k8stesting "k8s.io/client-go/testing"
 	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 
 	"github.com/kfanout/fanout/contrib/sharding/internal/leasetest"
 )
@@ -28,7 +29,7 @@ func TestObserverKeepsTheNewestVersion(t *testing.T) {
 	lease := func(rv string) *coordinationv1.Lease {
 		return &coordinationv1.Lease{
 			ObjectMeta: metav1.ObjectMeta{Name: "l", ResourceVersion: rv},
-			Spec:       coordinationv1.LeaseSpec{LeaseDurationSeconds: new(int32(10))},
+			Spec:       coordinationv1.LeaseSpec{LeaseDurationSeconds: ptr.To(int32(10))},
 		}
 	}
 	var o observer
