@@ -97,3 +97,5 @@ replace (
 	github.com/kfanout/fanout/contrib/sharding => ../contrib/sharding
 	github.com/kfanout/fanout/examples => ../examples
 )
+
+tool github.com/kfanout/fanout/contrib/sharding/cmd/shardreplica

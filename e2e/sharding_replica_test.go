@@ -14,13 +14,14 @@ import (
 	"time"
 )
 
-// buildShardReplica builds contrib/sharding/cmd/shardreplica into a
-// temporary dir and returns the binary's path.
+// buildShardReplica builds contrib/sharding/cmd/shardreplica (a tool of
+// this module, so it links this module's client-go v0.37, whose
+// ListOptions carry the shard selector; contrib/sharding's own go.mod is on
+// v0.35) into a temporary dir and returns the binary's path.
 func buildShardReplica(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "shardreplica")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/shardreplica")
-	cmd.Dir = filepath.Join("..", "contrib", "sharding")
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/kfanout/fanout/contrib/sharding/cmd/shardreplica")
 	cmd.Env = append(os.Environ(), "GOWORK=off")
 	start := time.Now()
 	if out, err := cmd.CombinedOutput(); err != nil {

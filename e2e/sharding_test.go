@@ -105,6 +105,14 @@ func TestShardedReplicas(t *testing.T) {
 			}
 		}
 		if m.name == "server-side" {
+			// The server applied every range's selector: a replica that
+			// filtered on the client sent none (shardreplica linked an
+			// apimachinery without ListOptions.ShardSelector).
+			for i, r := range results[m.name] {
+				if r.filtered != 0 {
+					t.Errorf("server-side: result %d filtered %d events on the client", i, r.filtered)
+				}
+			}
 			killAndCheck(t, cs, ns, three)
 		}
 		for _, p := range three {
