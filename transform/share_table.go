@@ -11,7 +11,10 @@ import (
 // shareSeenSlots is the size of a sharer's seen filter: the hashes of
 // values met once, so that only values met twice enter the table (a
 // value met once, such as a Pod's UID, would cost a table entry and save
-// nothing). A power of two; 16384 slots are 128 KiB per transform.
+// nothing). A power of two; 16384 slots are 128 KiB per transform. The
+// slots are paired: a hash may sit in either slot of its pair, so two
+// values whose hashes share a pair, met in turn (a label key and its
+// value), do not keep evicting each other and both become canonical.
 const shareSeenSlots = 1 << 14
 
 // shareSeed is the seed of every sharer's hashes. Hashes only pick
@@ -54,11 +57,13 @@ type shareTable struct {
 // seenBefore reports whether h was met since its slot was last
 // overwritten, and records it.
 func (t *shareTable) seenBefore(h uint64) bool {
-	s := &t.seen[h&(shareSeenSlots-1)]
-	if *s == h {
+	i := h & (shareSeenSlots - 2) // the pair's first slot
+	pair := t.seen[i : i+2 : i+2]
+	if pair[0] == h || pair[1] == h {
 		return true
 	}
-	*s = h
+	pair[1] = pair[0] // the older one goes
+	pair[0] = h
 	return false
 }
 

@@ -244,3 +244,23 @@ func BenchmarkShareEqualValues(b *testing.B) {
 		_, _ = tr(pods[i%len(pods)].DeepCopy())
 	}
 }
+
+// Hashes that fall in the same pair of slots of the seen filter are all
+// remembered while no more than two of them alternate; a third evicts the
+// one met least recently.
+func TestShareSeenFilterPairs(t *testing.T) {
+	var tb shareTable
+	a := uint64(0x5a5a) &^ 1
+	b := a + shareSeenSlots // the same low bits: the same slot, the same pair
+	c := a | 1              // the pair's other slot
+	assert.False(t, tb.seenBefore(a))
+	assert.False(t, tb.seenBefore(b))
+	for range 3 { // met in turn, as a label's key and value are
+		assert.True(t, tb.seenBefore(a))
+		assert.True(t, tb.seenBefore(b))
+	}
+	assert.False(t, tb.seenBefore(c), "new")
+	assert.True(t, tb.seenBefore(b), "kept: the newer of the pair")
+	assert.False(t, tb.seenBefore(a), "evicted by c")
+	assert.False(t, tb.seenBefore(a+2), "another pair")
+}
