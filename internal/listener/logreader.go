@@ -66,6 +66,9 @@ type logReader struct {
 	downCheck  atomic.Int64 // a pending count below this may end a backlog episode
 	privN      atomic.Int64 // items in priv
 	notSpilled atomic.Uint64
+	// beforeLoad, if set (by tests, before the listener runs), is called
+	// before each load of the published count.
+	beforeLoad func()
 
 	backlogMu sync.Mutex // serialises refresh
 	highWater int64      // guarded by backlogMu
@@ -196,12 +199,6 @@ func (r *logReader) next() (n Notification, pending int64, ok bool) {
 		if r.stopped.Load() {
 			return n, 0, false
 		}
-		if r.privN.Load() > 0 {
-			if n, ok = r.popPrivate(); ok {
-				r.refresh(true)
-				return n, r.pendingNow(), true
-			}
-		}
 		// Reload the published count once the snapshot runs out. While
 		// traces can be logged, reload it also while the snapshot shows
 		// no more than initialBufferSize pending: the pending count handed
@@ -209,6 +206,15 @@ func (r *logReader) next() (n Notification, pending int64, ok bool) {
 		// does, whether the call is traced. (A reload is a cache miss on
 		// the line the writer updates for every notification.)
 		if r.seq < r.pub && (r.pub-r.seq > initialBufferSize || !r.tg.enabled()) || r.loadPub() {
+			// A private notification added before entry seq was published
+			// goes first. It is visible now: the load of the published
+			// count that showed the entry came after it.
+			if r.privN.Load() > 0 {
+				if n, ok = r.popPrivate(); ok {
+					r.refresh(true)
+					return n, r.pendingNow(), true
+				}
+			}
 			if r.idx == int(r.seg.size.Load()) {
 				r.seg, r.idx = r.seg.next.Load(), 0
 				r.curSeg.Store(r.seg)
@@ -222,6 +228,12 @@ func (r *logReader) next() (n Notification, pending int64, ok bool) {
 				r.refresh(true)
 			}
 			return n, pending, true
+		}
+		if r.privN.Load() > 0 {
+			if n, ok = r.popPrivate(); ok {
+				r.refresh(true)
+				return n, r.pendingNow(), true
+			}
 		}
 		r.sleeping.Store(true)
 		if r.log.published.Load() > r.seq || r.privN.Load() > 0 || r.stopped.Load() {
@@ -243,6 +255,9 @@ func (r *logReader) next() (n Notification, pending int64, ok bool) {
 // meanwhile (the metrics' high-water gauge, which refreshes on every
 // change, misses nothing).
 func (r *logReader) loadPub() bool {
+	if r.beforeLoad != nil {
+		r.beforeLoad()
+	}
 	r.pub = r.log.published.Load()
 	if p := int64(r.pub-r.seq) + r.privN.Load(); p > r.readHigh.Load() {
 		r.readHigh.Store(p)

@@ -795,3 +795,42 @@ func eachDirectForm(t *testing.T, f func(t *testing.T, eng Engine)) {
 		})
 	}
 }
+
+// A sync notification for some readers goes to their private queues, the
+// next notification to every reader through the log. A reader that found
+// no private notification, and then loads the published count that shows
+// the second, still delivers the first one first.
+func TestSharedLogPrivateBeforeLaterEntry(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		p := NewProcessor(ProcessorOptions{Clock: clk})
+		up := newUpstream("inf")
+		var armed atomic.Bool
+		var once sync.Once
+		r10 := &recorder{before: func(call string) { armed.Store(call == "update u1 u1") }}
+		r30 := &recorder{}
+		l10 := mustBound(t, p, r10, Binding{UpstreamHasSynced: up, RequestedResyncPeriod: 10 * time.Second, ResyncPeriod: 10 * time.Second}, Options{Engine: EngineDirect})
+		l30 := mustBound(t, p, r30, Binding{UpstreamHasSynced: up, RequestedResyncPeriod: 30 * time.Second, ResyncPeriod: 30 * time.Second}, Options{Engine: EngineDirect})
+		wantEngineForm(t, EngineDirect, l10, l30)
+		// Right after u1's call, with nothing private yet, l10's reader
+		// loads the published count: s1 and u2 are distributed just before.
+		l10.engine.(*logReader).beforeLoad = func() {
+			if armed.Load() {
+				once.Do(func() {
+					p.Distribute(NewUpdate("s1", "s1"), true) // l10 only: private
+					p.Distribute(NewUpdate("u2", "u2"), false)
+				})
+			}
+		}
+		stop := runProcessor(p)
+		defer stop()
+		clk.Step(10 * time.Second)
+		if !p.ShouldResync() {
+			t.Fatal("ShouldResync() at 10s = false")
+		}
+		p.Distribute(NewUpdate("u1", "u1"), false)
+		synctest.Wait()
+		wantCalls(t, "10s", r10.got(), []string{"update u1 u1", "update s1 s1", "update u2 u2"})
+		wantCalls(t, "30s", r30.got(), []string{"update u1 u1", "update u2 u2"})
+	})
+}
