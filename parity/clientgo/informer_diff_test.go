@@ -164,7 +164,11 @@ func runInformerDiff(t *testing.T, seed int64, mode diffMode) {
 // package's adapter with the mode and engine set.
 func runInformerDiffWith(t *testing.T, seed int64, mode diffMode, build func(cache.ListerWatcher) cache.SharedIndexInformer) {
 	engine := diffEngine(seed)
-	t.Logf("seed %d, fanout engine %v", seed, engine)
+	if build != nil {
+		t.Logf("seed %d, fanout built by the caller (its default engine)", seed)
+	} else {
+		t.Logf("seed %d, fanout engine %v", seed, engine)
+	}
 	r := &diffRun{t: t, rng: rand.New(rand.NewSource(seed)), mode: mode}
 	r.sides = [2]*diffSide{newDiffSide("client-go", mode, false, engine), newDiffSide("fanout", mode, true, engine)}
 	if build != nil {
