@@ -311,7 +311,7 @@ func (s *sharer) share(v reflect.Value, h uint64, novel bool, p unsafe.Pointer, 
 			return reflect.Value{}, true
 		}
 		c := valueAt(typ, cp, cn)
-		if !reflect.DeepEqual(c.Interface(), v.Interface()) {
+		if !sameBits(typ, cp, p, n) && !reflect.DeepEqual(c.Interface(), v.Interface()) {
 			return reflect.Value{}, true // a hash collision
 		}
 		return c, false
@@ -324,6 +324,25 @@ func (s *sharer) share(v reflect.Value, h uint64, novel bool, p unsafe.Pointer, 
 		return v.Slice3(0, n, n), false
 	}
 	return reflect.Value{}, false
+}
+
+// sameBits reports whether the value a pointer of type typ points to at p
+// and the one at q, or the n elements of slices of type typ at p and q,
+// are the same bytes. Their parts being canonical already, equal values
+// usually are, and then they are equal without a deep comparison (the same
+// pointers, lengths and scalars). Different bytes prove nothing (padding,
+// an interface's boxed copy), so share compares deeply then.
+func sameBits(typ reflect.Type, p, q unsafe.Pointer, n int) bool {
+	var size uintptr
+	switch typ.Kind() {
+	case reflect.Pointer:
+		size = typ.Elem().Size()
+	case reflect.Slice:
+		size = typ.Elem().Size() * uintptr(n)
+	default:
+		return false
+	}
+	return unsafe.String((*byte)(p), size) == unsafe.String((*byte)(q), size)
 }
 
 // valueAt returns the pointer, slice (of length n) or map of type typ

@@ -264,3 +264,25 @@ func TestShareSeenFilterPairs(t *testing.T) {
 	assert.False(t, tb.seenBefore(a), "evicted by c")
 	assert.False(t, tb.seenBefore(a+2), "another pair")
 }
+
+// sameBits finds equal values whose parts are the same memory equal, and
+// tells values apart by any byte, padding included.
+func TestShareSameBits(t *testing.T) {
+	name := "c"
+	a := &corev1.Probe{PeriodSeconds: 10, ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{name}}}}
+	b := &corev1.Probe{PeriodSeconds: 10, ProbeHandler: a.ProbeHandler}
+	pt := reflect.TypeFor[*corev1.Probe]()
+	assert.True(t, sameBits(pt, unsafe.Pointer(a), unsafe.Pointer(b), 0))
+	b.PeriodSeconds = 11
+	assert.False(t, sameBits(pt, unsafe.Pointer(a), unsafe.Pointer(b), 0))
+	b.PeriodSeconds = 10
+	b.Exec = &corev1.ExecAction{Command: []string{name}} // equal, elsewhere
+	assert.False(t, sameBits(pt, unsafe.Pointer(a), unsafe.Pointer(b), 0))
+
+	s1 := []corev1.Toleration{{Key: name}, {Key: "d"}}
+	s2 := []corev1.Toleration{s1[0], s1[1], {Key: "e"}}
+	st := reflect.TypeFor[[]corev1.Toleration]()
+	assert.True(t, sameBits(st, unsafe.Pointer(&s1[0]), unsafe.Pointer(&s2[0]), 2))
+	assert.False(t, sameBits(st, unsafe.Pointer(&s1[0]), unsafe.Pointer(&s2[1]), 2))
+	assert.False(t, sameBits(reflect.TypeFor[map[string]string](), nil, nil, 0), "maps are compared deeply")
+}
