@@ -192,6 +192,17 @@ func (r *logReader) popPrivate() (Notification, bool) {
 	return Notification{}, false
 }
 
+// takePrivate takes into n the oldest private notification if it goes
+// before log entry r.seq (see popPrivate). Callers check privN first, so
+// that the common case, nothing private, costs no call.
+func (r *logReader) takePrivate(n *Notification) bool {
+	var ok bool
+	if *n, ok = r.popPrivate(); ok {
+		r.refresh(true)
+	}
+	return ok
+}
+
 // next waits for the listener's next notification and takes it; it
 // reports false once the listener is stopped. pending is what is left.
 func (r *logReader) next() (n Notification, pending int64, ok bool) {
@@ -209,11 +220,8 @@ func (r *logReader) next() (n Notification, pending int64, ok bool) {
 			// A private notification added before entry seq was published
 			// goes first. It is visible now: the load of the published
 			// count that showed the entry came after it.
-			if r.privN.Load() > 0 {
-				if n, ok = r.popPrivate(); ok {
-					r.refresh(true)
-					return n, r.pendingNow(), true
-				}
+			if r.privN.Load() > 0 && r.takePrivate(&n) {
+				return n, r.pendingNow(), true
 			}
 			if r.idx == int(r.seg.size.Load()) {
 				r.seg, r.idx = r.seg.next.Load(), 0
@@ -229,11 +237,8 @@ func (r *logReader) next() (n Notification, pending int64, ok bool) {
 			}
 			return n, pending, true
 		}
-		if r.privN.Load() > 0 {
-			if n, ok = r.popPrivate(); ok {
-				r.refresh(true)
-				return n, r.pendingNow(), true
-			}
+		if r.privN.Load() > 0 && r.takePrivate(&n) {
+			return n, r.pendingNow(), true
 		}
 		r.sleeping.Store(true)
 		if r.log.published.Load() > r.seq || r.privN.Load() > 0 || r.stopped.Load() {

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
-
-	clocktesting "k8s.io/utils/clock/testing"
 )
 
 // stepRecorder records each call as the Notification it was for, then
@@ -336,13 +334,8 @@ func FuzzLogReaderPrivateOrder(f *testing.F) {
 			return
 		}
 		synctest.Test(t, func(t *testing.T) {
-			clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-			p := NewProcessor(ProcessorOptions{Clock: clk})
-			up := newUpstream("inf")
 			r10, r30 := &recorder{}, &recorder{}
-			l10 := mustBound(t, p, r10, Binding{UpstreamHasSynced: up, RequestedResyncPeriod: 10 * time.Second, ResyncPeriod: 10 * time.Second}, Options{Engine: EngineDirect})
-			l30 := mustBound(t, p, r30, Binding{UpstreamHasSynced: up, RequestedResyncPeriod: 30 * time.Second, ResyncPeriod: 30 * time.Second}, Options{Engine: EngineDirect})
-			wantEngineForm(t, EngineDirect, l10, l30)
+			p, clk, l10 := resyncingReaders(t, r10, r30)
 
 			// The test goroutine and the hook (on the reader's goroutine)
 			// both distribute; mu keeps them one writer at a time, as the
@@ -382,10 +375,7 @@ func FuzzLogReaderPrivateOrder(f *testing.F) {
 			}
 			stop := runProcessor(p)
 			defer stop()
-			clk.Step(10 * time.Second)
-			if !p.ShouldResync() {
-				t.Fatal("ShouldResync() at 10s = false")
-			}
+			resyncFirst(t, p, clk)
 			hookOn.Store(true)
 			distribute()
 			synctest.Wait() // the reader sleeps: nothing runs the hook

@@ -802,16 +802,11 @@ func eachDirectForm(t *testing.T, f func(t *testing.T, eng Engine)) {
 // the second, still delivers the first one first.
 func TestSharedLogPrivateBeforeLaterEntry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-		p := NewProcessor(ProcessorOptions{Clock: clk})
-		up := newUpstream("inf")
 		var armed atomic.Bool
 		var once sync.Once
 		r10 := &recorder{before: func(call string) { armed.Store(call == "update u1 u1") }}
 		r30 := &recorder{}
-		l10 := mustBound(t, p, r10, Binding{UpstreamHasSynced: up, RequestedResyncPeriod: 10 * time.Second, ResyncPeriod: 10 * time.Second}, Options{Engine: EngineDirect})
-		l30 := mustBound(t, p, r30, Binding{UpstreamHasSynced: up, RequestedResyncPeriod: 30 * time.Second, ResyncPeriod: 30 * time.Second}, Options{Engine: EngineDirect})
-		wantEngineForm(t, EngineDirect, l10, l30)
+		p, clk, l10 := resyncingReaders(t, r10, r30)
 		// Right after u1's call, with nothing private yet, l10's reader
 		// loads the published count: s1 and u2 are distributed just before.
 		l10.engine.(*logReader).beforeLoad = func() {
@@ -824,13 +819,35 @@ func TestSharedLogPrivateBeforeLaterEntry(t *testing.T) {
 		}
 		stop := runProcessor(p)
 		defer stop()
-		clk.Step(10 * time.Second)
-		if !p.ShouldResync() {
-			t.Fatal("ShouldResync() at 10s = false")
-		}
+		resyncFirst(t, p, clk)
 		p.Distribute(NewUpdate("u1", "u1"), false)
 		synctest.Wait()
 		wantCalls(t, "10s", r10.got(), []string{"update u1 u1", "update s1 s1", "update u2 u2"})
 		wantCalls(t, "30s", r30.got(), []string{"update u1 u1", "update u2 u2"})
 	})
+}
+
+// resyncingReaders returns a processor with two listeners reading its
+// shared log: l10 calls h10 and resyncs every 10s, the other calls h30
+// every 30s. After resyncFirst, sync notifications go to l10 alone, through
+// its private queue.
+func resyncingReaders(t *testing.T, h10, h30 Handler) (*Processor, *clocktesting.FakeClock, *Listener) {
+	t.Helper()
+	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	p := NewProcessor(ProcessorOptions{Clock: clk})
+	up := newUpstream("inf")
+	l10 := mustBound(t, p, h10, Binding{UpstreamHasSynced: up, RequestedResyncPeriod: 10 * time.Second, ResyncPeriod: 10 * time.Second}, Options{Engine: EngineDirect})
+	l30 := mustBound(t, p, h30, Binding{UpstreamHasSynced: up, RequestedResyncPeriod: 30 * time.Second, ResyncPeriod: 30 * time.Second}, Options{Engine: EngineDirect})
+	wantEngineForm(t, EngineDirect, l10, l30)
+	return p, clk, l10
+}
+
+// resyncFirst moves clk to 10s and marks the 10s listener of
+// resyncingReaders as resyncing.
+func resyncFirst(t *testing.T, p *Processor, clk *clocktesting.FakeClock) {
+	t.Helper()
+	clk.Step(10 * time.Second)
+	if !p.ShouldResync() {
+		t.Fatal("ShouldResync() at 10s = false")
+	}
 }
