@@ -31,6 +31,15 @@ func assertPartition(t *testing.T, all, a, b []string) {
 	assert.Equal(t, all, union, "the replicas partition the objects, none served twice")
 }
 
+// shardSelectorOf is options' shard selector, "" where the linked
+// apimachinery has none.
+func shardSelectorOf(options *metav1.ListOptions) string {
+	if shardSelectorField == nil {
+		return ""
+	}
+	return reflect.ValueOf(options).Elem().FieldByIndex(shardSelectorField).String()
+}
+
 // setShardInfo sets lm's ShardInfo to one naming selector, as a server that
 // applied the selector does; only where the linked apimachinery has it.
 func setShardInfo(lm *metav1.ListMeta, selector string) {

@@ -39,15 +39,6 @@ func setShardSelector(options *metav1.ListOptions, selector string) {
 	reflect.ValueOf(options).Elem().FieldByIndex(shardSelectorField).SetString(selector)
 }
 
-// shardSelectorOf is options' shard selector, "" where the linked
-// apimachinery has none.
-func shardSelectorOf(options *metav1.ListOptions) string {
-	if shardSelectorField == nil {
-		return ""
-	}
-	return reflect.ValueOf(options).Elem().FieldByIndex(shardSelectorField).String()
-}
-
 // hasListMetaShardInfo reports whether lm says the server applied a shard
 // selector.
 func hasListMetaShardInfo(lm *metav1.ListMeta) bool {
