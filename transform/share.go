@@ -331,7 +331,9 @@ func (s *sharer) share(v reflect.Value, h uint64, novel bool, p unsafe.Pointer, 
 // are the same bytes. Their parts being canonical already, equal values
 // usually are, and then they are equal without a deep comparison (the same
 // pointers, lengths and scalars). Different bytes prove nothing (padding,
-// an interface's boxed copy), so share compares deeply then.
+// an interface's boxed copy), so share compares deeply then. Identical
+// bytes also share a value holding a NaN or a func, which DeepEqual never
+// finds equal: the object keeps the very same bits.
 func sameBits(typ reflect.Type, p, q unsafe.Pointer, n int) bool {
 	var size uintptr
 	switch typ.Kind() {

@@ -54,8 +54,9 @@ type shareTable struct {
 	seen    [shareSeenSlots]uint64
 }
 
-// seenBefore reports whether h was met since its slot was last
-// overwritten, and records it.
+// seenBefore reports whether h is in its pair of slots (it was met, and
+// two other hashes of the pair have not been recorded since), and records
+// it there.
 func (t *shareTable) seenBefore(h uint64) bool {
 	i := h & (shareSeenSlots - 2) // the pair's first slot
 	pair := t.seen[i : i+2 : i+2]

@@ -266,7 +266,8 @@ func TestShareSeenFilterPairs(t *testing.T) {
 }
 
 // sameBits finds equal values whose parts are the same memory equal, and
-// tells values apart by any byte, padding included.
+// does not for values that differ in a byte, even when they are deeply
+// equal (a pointer to an equal copy): DeepEqual decides those.
 func TestShareSameBits(t *testing.T) {
 	name := "c"
 	a := &corev1.Probe{PeriodSeconds: 10, ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{name}}}}
