@@ -1,0 +1,227 @@
+package tagproto
+
+import (
+	"fmt"
+	"io"
+	"reflect"
+	"unsafe"
+)
+
+// Decoder decodes protobuf messages into typed objects. Its zero value
+// allocates every string, as generated code does.
+type Decoder struct {
+	// Strings, when set, turns the bytes of every decoded string (keys and
+	// values of maps included) into a string; a table that hands out one
+	// string for equal bytes makes equal values share their memory.
+	Strings func(b []byte) string
+}
+
+// Unmarshal decodes b into obj, a pointer to a struct, as obj's generated
+// Unmarshal method would: fields present in b are set (repeated fields and
+// maps are appended to), fields absent are left as they are.
+func (d *Decoder) Unmarshal(b []byte, obj any) error {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return fmt.Errorf("tagproto: %T is not a non-nil pointer", obj)
+	}
+	return d.message(planFor(v.Type().Elem()), v.UnsafePointer(), b)
+}
+
+func (d *Decoder) str(b []byte) string {
+	if d.Strings != nil {
+		return d.Strings(b)
+	}
+	return string(b)
+}
+
+// message decodes b into the value of p's type at ptr.
+func (d *Decoder) message(p *plan, ptr unsafe.Pointer, b []byte) error {
+	if p.own {
+		u, ok := reflect.NewAt(p.typ, ptr).Interface().(unmarshaler)
+		if !ok {
+			return fmt.Errorf("tagproto: %s has no protobuf form", p.typ)
+		}
+		return u.Unmarshal(b)
+	}
+	for i := 0; i < len(b); {
+		start := i
+		tag, j, err := varint(b, i)
+		if err != nil {
+			return err
+		}
+		i = j
+		num, wt := int32(tag>>3), int(tag&7)
+		if wt == 4 {
+			return fmt.Errorf("proto: %s: wiretype end group for non-group", p.name)
+		}
+		if num <= 0 {
+			return fmt.Errorf("proto: %s: illegal tag %d (wire type %d)", p.name, num, tag)
+		}
+		var f *field
+		if int(num) < len(p.fields) {
+			f = p.fields[num]
+		}
+		if f == nil {
+			n, err := skip(b[start:])
+			if err != nil {
+				return err
+			}
+			if n < 0 || start+n < 0 {
+				return errInvalidLength
+			}
+			if start+n > len(b) {
+				return io.ErrUnexpectedEOF
+			}
+			i = start + n
+			continue
+		}
+		if i, err = d.field(f, unsafe.Add(ptr, f.offset), b, i, wt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// field decodes the value of f at b[i:], whose wire type is wt, into the
+// field at fp, and returns where the next field starts.
+func (d *Decoder) field(f *field, fp unsafe.Pointer, b []byte, i, wt int) (int, error) {
+	switch f.kind {
+	case kBool, kPtrBool, kInt32, kPtrInt32, kInt64, kPtrInt64:
+		if wt != 0 {
+			return i, wrongWire(f, wt)
+		}
+		x, i, err := varint(b, i)
+		if err != nil {
+			return i, err
+		}
+		setScalar(f.kind, fp, x)
+		return i, nil
+	case kBools, kInt32s, kInt64s:
+		return d.repeatedScalar(f, fp, b, i, wt)
+	}
+	if wt != 2 {
+		return i, wrongWire(f, wt)
+	}
+	start, end, err := span(b, i)
+	if err != nil {
+		return i, err
+	}
+	v := b[start:end]
+	switch f.kind {
+	case kString:
+		*(*string)(fp) = d.str(v)
+	case kPtrString:
+		s := new(string)
+		*s = d.str(v)
+		*(**string)(fp) = s
+	case kStrings:
+		ss := (*[]string)(fp)
+		*ss = append(*ss, d.str(v))
+	case kBytes:
+		bs := (*[]byte)(fp)
+		*bs = append((*bs)[:0], v...)
+		if *bs == nil {
+			*bs = []byte{}
+		}
+	case kMessage:
+		err = d.message(f.elem, fp, v)
+	case kPtrMessage:
+		pp := (*unsafe.Pointer)(fp)
+		if *pp == nil {
+			*pp = reflect.New(f.elem.typ).UnsafePointer()
+		}
+		err = d.message(f.elem, *pp, v)
+	case kMessages:
+		err = d.message(f.elem, grow(f.typ, fp), v)
+	case kSliceMessage:
+		if s := reflect.NewAt(f.typ, fp).Elem(); s.IsNil() {
+			s.Set(reflect.MakeSlice(f.typ, 0, 0))
+		}
+		err = d.message(f.elem, fp, v)
+	case kMapStrings, kMapBytes, kMapMessages:
+		err = d.mapEntry(f, fp, b, start, end)
+	}
+	return end, err
+}
+
+func wrongWire(f *field, wt int) error {
+	return fmt.Errorf("proto: wrong wireType = %d for field %s", wt, f.name)
+}
+
+// setScalar stores varint x into the scalar field at fp, allocating it
+// for pointer kinds, with generated code's conversions.
+func setScalar(k kind, fp unsafe.Pointer, x uint64) {
+	switch k {
+	case kBool:
+		*(*bool)(fp) = x != 0
+	case kPtrBool:
+		v := x != 0
+		*(**bool)(fp) = &v
+	case kInt32:
+		*(*int32)(fp) = int32(x)
+	case kPtrInt32:
+		v := int32(x)
+		*(**int32)(fp) = &v
+	case kInt64:
+		*(*int64)(fp) = int64(x)
+	case kPtrInt64:
+		v := int64(x)
+		*(**int64)(fp) = &v
+	}
+}
+
+// repeatedScalar appends one varint (wire type 0) or a packed run of them
+// (wire type 2) to a []bool, []int32 or []int64. As in generated code, the
+// last varint of a packed run may reach past the run's end, up to the end
+// of the message.
+func (d *Decoder) repeatedScalar(f *field, fp unsafe.Pointer, b []byte, i, wt int) (int, error) {
+	add := func(x uint64) {
+		switch f.kind {
+		case kBools:
+			s := (*[]bool)(fp)
+			*s = append(*s, x != 0)
+		case kInt32s:
+			s := (*[]int32)(fp)
+			*s = append(*s, int32(x))
+		case kInt64s:
+			s := (*[]int64)(fp)
+			*s = append(*s, int64(x))
+		}
+	}
+	switch wt {
+	case 0:
+		x, i, err := varint(b, i)
+		if err == nil {
+			add(x)
+		}
+		return i, err
+	case 2:
+		start, end, err := span(b, i)
+		if err != nil {
+			return i, err
+		}
+		for i = start; i < end; {
+			var x uint64
+			if x, i, err = varint(b, i); err != nil {
+				return i, err
+			}
+			add(x)
+		}
+		return i, nil
+	}
+	return i, wrongWire(f, wt)
+}
+
+// grow appends a zero element to the slice of structs at fp (of type st)
+// and returns the element's address.
+func grow(st reflect.Type, fp unsafe.Pointer) unsafe.Pointer {
+	s := reflect.NewAt(st, fp).Elem()
+	n := s.Len()
+	if n == s.Cap() {
+		s.Grow(1)
+	}
+	s.SetLen(n + 1)
+	e := s.Index(n)
+	e.SetZero()
+	return e.Addr().UnsafePointer()
+}

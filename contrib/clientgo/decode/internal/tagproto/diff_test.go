@@ -1,0 +1,146 @@
+package tagproto
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"sort"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/randfill"
+)
+
+// marshaler is what every generated protobuf type implements.
+type marshaler interface {
+	Marshal() ([]byte, error)
+	Unmarshal([]byte) error
+}
+
+// protoTypes lists every type registered in client-go's scheme that has a
+// protobuf form, in a stable order.
+func protoTypes() []reflect.Type {
+	seen := map[reflect.Type]bool{}
+	var ts []reflect.Type
+	for _, t := range scheme.Scheme.AllKnownTypes() {
+		if seen[t] || !reflect.PointerTo(t).Implements(reflect.TypeFor[marshaler]()) {
+			continue
+		}
+		seen[t] = true
+		ts = append(ts, t)
+	}
+	sort.Slice(ts, func(i, j int) bool { return ts[i].PkgPath()+"."+ts[i].Name() < ts[j].PkgPath()+"."+ts[j].Name() })
+	return ts
+}
+
+// filler returns a seeded filler of random objects: raw extensions get
+// random bytes (randfill cannot fill their Object interface).
+func filler(seed int64, maxElements, depth int) *randfill.Filler {
+	return randfill.NewWithSeed(seed).NilChance(0.3).NumElements(0, maxElements).MaxDepth(depth).Funcs(
+		func(e *runtime.RawExtension, c randfill.Continue) { c.Fill(&e.Raw) },
+	)
+}
+
+// generated decodes b with t's generated Unmarshal.
+func generated(t reflect.Type, b []byte) (any, error) {
+	v := reflect.New(t).Interface()
+	return v, v.(marshaler).Unmarshal(b)
+}
+
+// ours decodes b with a Decoder, interning through a table when intern
+// is set.
+func ours(t reflect.Type, b []byte, intern bool) (any, error) {
+	var d Decoder
+	if intern {
+		d.Strings = NewTable(64).String
+	}
+	v := reflect.New(t).Interface()
+	return v, d.Unmarshal(b, v)
+}
+
+// randomEncoded fills an object of type t from r and returns its encoding.
+func randomEncoded(tb testing.TB, t reflect.Type, f *randfill.Filler) []byte {
+	tb.Helper()
+	v := reflect.New(t).Interface()
+	f.Fill(v)
+	b, err := v.(marshaler).Marshal()
+	if err != nil {
+		tb.Fatalf("%s: marshal: %v", t, err)
+	}
+	return b
+}
+
+// requireSame decodes b both ways and fails unless they agree: both fail,
+// or both succeed with deeply equal objects.
+func requireSame(tb testing.TB, t reflect.Type, b []byte, intern bool) {
+	tb.Helper()
+	want, werr := generated(t, b)
+	got, gerr := ours(t, b, intern)
+	if (werr == nil) != (gerr == nil) {
+		tb.Fatalf("%s: generated error %v, ours %v (input %x)", t, werr, gerr, b)
+	}
+	if werr == nil && !reflect.DeepEqual(want, got) {
+		tb.Fatalf("%s: objects differ (input %x), -generated +ours:\n%s", t, b, cmp.Diff(want, got, cmp.Exporter(func(reflect.Type) bool { return true })))
+	}
+}
+
+// TestDifferentialEveryType decodes random objects of every built-in kind
+// (and every type they contain) with generated code and with a Decoder,
+// with and without interning, and requires the same objects.
+func TestDifferentialEveryType(t *testing.T) {
+	ts := protoTypes()
+	if len(ts) < 300 {
+		t.Fatalf("only %d protobuf types in client-go's scheme", len(ts))
+	}
+	n := 20
+	if testing.Short() {
+		n = 4
+	}
+	for i, typ := range ts {
+		f := filler(int64(i), 3, 8)
+		for range n {
+			b := randomEncoded(t, typ, f)
+			requireSame(t, typ, b, false)
+			requireSame(t, typ, b, true)
+		}
+	}
+}
+
+// TestDifferentialDamaged cuts and corrupts encodings and requires that
+// both decoders fail on the same inputs and agree on the others.
+func TestDifferentialDamaged(t *testing.T) {
+	ts := protoTypes()
+	r := rand.New(rand.NewPCG(1, 2))
+	for i, typ := range ts {
+		f := filler(int64(i), 2, 6)
+		b := randomEncoded(t, typ, f)
+		for range 10 {
+			c := append([]byte(nil), b...)
+			switch {
+			case len(c) == 0:
+			case r.IntN(2) == 0:
+				c = c[:r.IntN(len(c))]
+			default:
+				c[r.IntN(len(c))] = byte(r.Uint32())
+			}
+			requireSame(t, typ, c, true)
+		}
+	}
+}
+
+// FuzzUnmarshal feeds arbitrary bytes, as any built-in type, to generated
+// code and to a Decoder: both must fail, or build deeply equal objects.
+func FuzzUnmarshal(f *testing.F) {
+	ts := protoTypes()
+	for i, typ := range ts {
+		if i%7 != 0 {
+			continue
+		}
+		fill := filler(int64(i), 2, 5)
+		f.Add(uint16(i), randomEncoded(f, typ, fill))
+	}
+	f.Fuzz(func(t *testing.T, which uint16, b []byte) {
+		requireSame(t, ts[int(which)%len(ts)], b, which&1 == 0)
+	})
+}

@@ -1,0 +1,31 @@
+package tagproto
+
+import (
+	"reflect"
+	"sort"
+	"testing"
+)
+
+// TestPlansDecodeFieldByField requires that every built-in type is decoded
+// field by field, except those whose wire form is written by hand: a
+// plan that fell back to the type's own Unmarshal would make the
+// differential tests pass without testing the decoder.
+func TestPlansDecodeFieldByField(t *testing.T) {
+	for _, typ := range protoTypes() {
+		planFor(typ)
+	}
+	var own []string
+	plans.Range(func(k, v any) bool {
+		if p := v.(*plan); p.own {
+			own = append(own, p.typ.String())
+		}
+		return true
+	})
+	sort.Strings(own)
+	// Quantity, Time and MicroTime are written by hand; the others are
+	// named slices wrapped in a message.
+	want := []string{"resource.Quantity", "v1.AttestationValue", "v1.ExtraValue", "v1.ExtraValue", "v1.ExtraValue", "v1.MicroTime", "v1.Time", "v1.Verbs", "v1beta1.ExtraValue", "v1beta1.ExtraValue", "v1beta1.ExtraValue"}
+	if !reflect.DeepEqual(own, want) {
+		t.Fatalf("types decoded by their own Unmarshal: %q, want %q", own, want)
+	}
+}
