@@ -12,26 +12,26 @@ import (
 type kind uint8
 
 const (
-	kString      kind = iota // string (or a named string type)
-	kPtrString               // *string
-	kStrings                 // []string
-	kBytes                   // []byte
-	kBool                    // bool
-	kPtrBool                 // *bool
-	kBools                   // []bool, packed or not
-	kInt32                   // int32
-	kPtrInt32                // *int32
-	kInt32s                  // []int32, packed or not
-	kInt64                   // int64
-	kPtrInt64                // *int64
-	kInt64s                  // []int64, packed or not
-	kMessage                 // a struct value
-	kPtrMessage              // a pointer to a struct
-	kMessages                // a slice of struct values
-	kMapStrings              // map[string]string
-	kMapBytes                // map[string][]byte
-	kMapMessages             // map[string]V, V a message (struct, or a type with its own Unmarshal)
-	kSliceMessage            // a slice type with its own Unmarshal (metav1.Verbs), made empty, not nil, before it is decoded
+	kString       kind = iota // string (or a named string type)
+	kPtrString                // *string
+	kStrings                  // []string
+	kBytes                    // []byte
+	kBool                     // bool
+	kPtrBool                  // *bool
+	kBools                    // []bool, packed or not
+	kInt32                    // int32
+	kPtrInt32                 // *int32
+	kInt32s                   // []int32, packed or not
+	kInt64                    // int64
+	kPtrInt64                 // *int64
+	kInt64s                   // []int64, packed or not
+	kMessage                  // a struct value
+	kPtrMessage               // a pointer to a struct
+	kMessages                 // a slice of struct values
+	kMapStrings               // map[string]string
+	kMapBytes                 // map[string][]byte
+	kMapMessages              // map[string]V, V a message (struct, or a type with its own Unmarshal)
+	kSliceMessage             // a slice type with its own Unmarshal (metav1.Verbs), made empty, not nil, before it is decoded
 )
 
 // field is the plan for one tagged field.
