@@ -104,6 +104,10 @@ func BenchmarkDecodePod(b *testing.B) {
 		d := Decoder{Strings: NewTable(1 << 14).String}
 		run(b, func(data []byte, p *corev1.Pod) error { return d.Unmarshal(data, p) })
 	})
+	b.Run("impl=tagproto-shared", func(b *testing.B) {
+		d := Decoder{Strings: NewTable(1 << 14).String, Values: NewValues(1 << 12)}
+		run(b, func(data []byte, p *corev1.Pod) error { return d.Unmarshal(data, p) })
+	})
 }
 
 // BenchmarkDecodePodKept decodes 10,000 Pods and keeps them, reporting the
@@ -130,6 +134,10 @@ func BenchmarkDecodePodKept(b *testing.B) {
 	b.Run("impl=generated", func(b *testing.B) { run(b, func(d []byte, p *corev1.Pod) error { return p.Unmarshal(d) }) })
 	b.Run("impl=tagproto-table", func(b *testing.B) {
 		d := Decoder{Strings: NewTable(1 << 14).String}
+		run(b, func(data []byte, p *corev1.Pod) error { return d.Unmarshal(data, p) })
+	})
+	b.Run("impl=tagproto-shared", func(b *testing.B) {
+		d := Decoder{Strings: NewTable(1 << 14).String, Values: NewValues(1 << 12)}
 		run(b, func(data []byte, p *corev1.Pod) error { return d.Unmarshal(data, p) })
 	})
 }

@@ -14,17 +14,22 @@ type Decoder struct {
 	// values of maps included) into a string; a table that hands out one
 	// string for equal bytes makes equal values share their memory.
 	Strings func(b []byte) string
+
+	// Values, when set, shares sub-messages, repeated fields and maps
+	// whose encodings equal ones decoded before; see Values.
+	Values *Values
 }
 
 // Unmarshal decodes b into obj, a pointer to a struct, as obj's generated
 // Unmarshal method would: fields present in b are set (repeated fields and
-// maps are appended to), fields absent are left as they are.
+// maps are appended to), fields absent are left as they are. With Values
+// set, obj must be a zero value.
 func (d *Decoder) Unmarshal(b []byte, obj any) error {
 	v := reflect.ValueOf(obj)
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		return fmt.Errorf("tagproto: %T is not a non-nil pointer", obj)
 	}
-	return d.message(planFor(v.Type().Elem()), v.UnsafePointer(), b)
+	return d.message(planFor(v.Type().Elem()), v.UnsafePointer(), b, d.Values != nil)
 }
 
 func (d *Decoder) str(b []byte) string {
@@ -34,8 +39,9 @@ func (d *Decoder) str(b []byte) string {
 	return string(b)
 }
 
-// message decodes b into the value of p's type at ptr.
-func (d *Decoder) message(p *plan, ptr unsafe.Pointer, b []byte) error {
+// message decodes b into the value of p's type at ptr, sharing values
+// through d.Values when share is set and b is canonical.
+func (d *Decoder) message(p *plan, ptr unsafe.Pointer, b []byte, share bool) error {
 	if p.own {
 		u, ok := reflect.NewAt(p.typ, ptr).Interface().(unmarshaler)
 		if !ok {
@@ -43,6 +49,7 @@ func (d *Decoder) message(p *plan, ptr unsafe.Pointer, b []byte) error {
 		}
 		return u.Unmarshal(b)
 	}
+	share = share && canonical(p, b)
 	for i := 0; i < len(b); {
 		start := i
 		tag, j, err := varint(b, i)
@@ -75,16 +82,96 @@ func (d *Decoder) message(p *plan, ptr unsafe.Pointer, b []byte) error {
 			i = start + n
 			continue
 		}
-		if i, err = d.field(f, unsafe.Add(ptr, f.offset), b, i, wt); err != nil {
+		fp := unsafe.Add(ptr, f.offset)
+		if share && sharedRun(f) && *(*unsafe.Pointer)(fp) == nil {
+			if end := runEnd(b, start, tag); end >= 0 && end-start >= minShared && end-start <= maxShared {
+				if i, err = d.run(f, fp, b, start, end); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		if i, err = d.field(f, fp, b, i, wt, share); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// run decodes the run of f's fields b[start:end] into the empty slice or
+// map at fp, or takes the value an equal run was decoded to before.
+func (d *Decoder) run(f *field, fp unsafe.Pointer, b []byte, start, end int) (int, error) {
+	enc := b[start:end]
+	dst := reflect.NewAt(f.typ, fp).Elem()
+	if v, ok := d.Values.get(f, enc); ok {
+		dst.Set(v)
+		return end, nil
+	}
+	for i := start; i < end; {
+		tag, j, err := varint(b, i)
+		if err != nil {
+			return i, err
+		}
+		if i, err = d.field(f, fp, b, j, int(tag&7), true); err != nil {
+			return i, err
+		}
+	}
+	if dst.Kind() == reflect.Slice {
+		dst.Set(dst.Slice3(0, dst.Len(), dst.Len()))
+	}
+	cell := reflect.New(f.typ).Elem()
+	cell.Set(dst)
+	d.Values.put(f, enc, cell)
+	return end, nil
+}
+
+// sub decodes the sub-message v into the value at fp (p's type), or, with
+// share, copies the value an equal encoding was decoded to before.
+func (d *Decoder) sub(f *field, fp unsafe.Pointer, v []byte, share bool) error {
+	if !share || !sharedMessage(f) || len(v) < minShared || len(v) > maxShared {
+		return d.message(f.elem, fp, v, share)
+	}
+	dst := reflect.NewAt(f.elem.typ, fp).Elem()
+	if c, ok := d.Values.get(f, v); ok {
+		dst.Set(c.Elem())
+		return nil
+	}
+	if err := d.message(f.elem, fp, v, true); err != nil {
+		return err
+	}
+	c := reflect.New(f.elem.typ)
+	c.Elem().Set(dst)
+	d.Values.put(f, v, c)
+	return nil
+}
+
+// subPointer sets the pointer at fp to the sub-message v: a new value,
+// or, with share, the one an equal encoding was decoded to before. As in
+// generated code, a pointer already set is decoded into.
+func (d *Decoder) subPointer(f *field, fp unsafe.Pointer, v []byte, share bool) error {
+	pp := (*unsafe.Pointer)(fp)
+	if *pp != nil || !share || !sharedMessage(f) || len(v) < minShared || len(v) > maxShared {
+		if *pp == nil {
+			*pp = reflect.New(f.elem.typ).UnsafePointer()
+		}
+		return d.message(f.elem, *pp, v, share)
+	}
+	if c, ok := d.Values.get(f, v); ok {
+		*pp = c.UnsafePointer()
+		return nil
+	}
+	c := reflect.New(f.elem.typ)
+	if err := d.message(f.elem, c.UnsafePointer(), v, true); err != nil {
+		return err
+	}
+	*pp = c.UnsafePointer()
+	d.Values.put(f, v, c)
+	return nil
+}
+
 // field decodes the value of f at b[i:], whose wire type is wt, into the
 // field at fp, and returns where the next field starts.
-func (d *Decoder) field(f *field, fp unsafe.Pointer, b []byte, i, wt int) (int, error) {
+func (d *Decoder) field(f *field, fp unsafe.Pointer, b []byte, i, wt int, share bool) (int, error) {
 	switch f.kind {
 	case kBool, kPtrBool, kInt32, kPtrInt32, kInt64, kPtrInt64:
 		if wt != 0 {
@@ -124,22 +211,18 @@ func (d *Decoder) field(f *field, fp unsafe.Pointer, b []byte, i, wt int) (int, 
 			*bs = []byte{}
 		}
 	case kMessage:
-		err = d.message(f.elem, fp, v)
+		err = d.sub(f, fp, v, share)
 	case kPtrMessage:
-		pp := (*unsafe.Pointer)(fp)
-		if *pp == nil {
-			*pp = reflect.New(f.elem.typ).UnsafePointer()
-		}
-		err = d.message(f.elem, *pp, v)
+		err = d.subPointer(f, fp, v, share)
 	case kMessages:
-		err = d.message(f.elem, grow(f.typ, fp), v)
+		err = d.message(f.elem, grow(f.typ, fp), v, share)
 	case kSliceMessage:
 		if s := reflect.NewAt(f.typ, fp).Elem(); s.IsNil() {
 			s.Set(reflect.MakeSlice(f.typ, 0, 0))
 		}
-		err = d.message(f.elem, fp, v)
+		err = d.message(f.elem, fp, v, false)
 	case kMapStrings, kMapBytes, kMapMessages:
-		err = d.mapEntry(f, fp, b, start, end)
+		err = d.mapEntry(f, fp, b, start, end, share)
 	}
 	return end, err
 }

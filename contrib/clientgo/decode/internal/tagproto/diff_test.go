@@ -48,12 +48,13 @@ func generated(t reflect.Type, b []byte) (any, error) {
 	return v, v.(marshaler).Unmarshal(b)
 }
 
-// ours decodes b with a Decoder, interning through a table when intern
-// is set.
+// ours decodes b with a Decoder, interning strings and sharing values
+// when intern is set.
 func ours(t reflect.Type, b []byte, intern bool) (any, error) {
 	var d Decoder
 	if intern {
 		d.Strings = NewTable(64).String
+		d.Values = NewValues(16)
 	}
 	v := reflect.New(t).Interface()
 	return v, d.Unmarshal(b, v)
@@ -103,6 +104,39 @@ func TestDifferentialEveryType(t *testing.T) {
 			b := randomEncoded(t, typ, f)
 			requireSame(t, typ, b, false)
 			requireSame(t, typ, b, true)
+		}
+	}
+}
+
+// TestDifferentialShared decodes random objects of every built-in type,
+// each twice, with one Decoder that shares values among them, and requires
+// every object, checked again once all are decoded, to equal generated
+// code's: sharing must give equal values and never let a later object
+// change an earlier one.
+func TestDifferentialShared(t *testing.T) {
+	for i, typ := range protoTypes() {
+		f := filler(int64(i), 3, 8)
+		d := Decoder{Strings: NewTable(64).String, Values: NewValues(16)}
+		var encs [][]byte
+		var objs []any
+		for range 10 {
+			b := randomEncoded(t, typ, f)
+			for range 2 {
+				v := reflect.New(typ).Interface()
+				if err := d.Unmarshal(b, v); err != nil {
+					t.Fatalf("%s: %v", typ, err)
+				}
+				encs, objs = append(encs, b), append(objs, v)
+			}
+		}
+		for k, b := range encs {
+			want, err := generated(typ, b)
+			if err != nil {
+				t.Fatalf("%s: generated: %v", typ, err)
+			}
+			if !reflect.DeepEqual(want, objs[k]) {
+				t.Fatalf("%s: object %d differs (input %x), -generated +shared:\n%s", typ, k, b, cmp.Diff(want, objs[k], cmp.Exporter(func(reflect.Type) bool { return true })))
+			}
 		}
 	}
 }

@@ -11,7 +11,7 @@ import (
 // (field 1) and value (field 2) are read whatever their wire type says,
 // may reach past the entry's end up to the end of b, and a missing key or
 // value is the zero value; any other field is skipped.
-func (d *Decoder) mapEntry(f *field, fp unsafe.Pointer, b []byte, start, end int) error {
+func (d *Decoder) mapEntry(f *field, fp unsafe.Pointer, b []byte, start, end int, share bool) error {
 	var key string
 	var val reflect.Value // kMapMessages: the value being built
 	var str string        // kMapStrings
@@ -51,7 +51,7 @@ func (d *Decoder) mapEntry(f *field, fp unsafe.Pointer, b []byte, start, end int
 				copy(bs, b[s:e])
 			case kMapMessages:
 				fresh(val)
-				if err := d.message(f.elem, val.Addr().UnsafePointer(), b[s:e]); err != nil {
+				if err := d.message(f.elem, val.Addr().UnsafePointer(), b[s:e], share); err != nil {
 					return err
 				}
 			}

@@ -1,0 +1,145 @@
+package tagproto
+
+import (
+	"bytes"
+	"hash/maphash"
+	"reflect"
+	"unsafe"
+)
+
+// Values shares decoded values among the objects a Decoder builds: a
+// sub-message, or the whole run of a repeated field or map, whose encoding
+// equals one decoded before gets the value decoded then (the same pointer,
+// slice or map; a struct field gets a copy of the struct, which shares
+// what the struct points to), so that what objects have in common is built
+// and kept once. Like Table it is a bounded cache with paired slots, and
+// it holds the encodings it compares against. Not safe for concurrent use.
+//
+// Objects built with Values share memory, so they must be treated as
+// read-only, as an informer's cache already requires.
+type Values struct {
+	seed  maphash.Seed
+	slots []valueSlot
+	older []bool
+	mask  uint64
+}
+
+type valueSlot struct {
+	f   *field
+	enc []byte
+	val reflect.Value // a pointer to the struct, or a cell holding the slice or map
+}
+
+// minShared is the shortest encoding worth sharing: below it the value is
+// cheaper to build than to look up. maxShared is the longest: longer ones
+// (a list's items) seldom repeat, and the cache would hold a copy.
+const (
+	minShared = 8
+	maxShared = 16 << 10
+)
+
+// NewValues returns a cache of about size values (a power of two, at
+// least two).
+func NewValues(size int) *Values {
+	n := 2
+	for n < size {
+		n *= 2
+	}
+	return &Values{seed: maphash.MakeSeed(), slots: make([]valueSlot, n), older: make([]bool, n/2), mask: uint64(n/2 - 1)}
+}
+
+func (v *Values) pair(f *field, enc []byte) uint64 {
+	h := maphash.Bytes(v.seed, enc) ^ uint64(uintptr(unsafe.Pointer(f)))*0x9e3779b97f4a7c15
+	return 2 * (h & v.mask)
+}
+
+// get returns the value decoded before from enc as field f.
+func (v *Values) get(f *field, enc []byte) (reflect.Value, bool) {
+	i := v.pair(f, enc)
+	for _, s := range v.slots[i : i+2] {
+		if s.f == f && bytes.Equal(s.enc, enc) {
+			return s.val, true
+		}
+	}
+	return reflect.Value{}, false
+}
+
+// put records val as decoded from enc as field f, evicting the older of
+// its pair.
+func (v *Values) put(f *field, enc []byte, val reflect.Value) {
+	i := v.pair(f, enc)
+	p := i / 2
+	if !v.older[p] {
+		i++
+	}
+	v.older[p] = !v.older[p]
+	v.slots[i] = valueSlot{f: f, enc: bytes.Clone(enc), val: val}
+}
+
+// sharedRun reports whether f's values come as a run of fields with one
+// tag (repeated fields and maps), which Values shares whole.
+func sharedRun(f *field) bool {
+	switch f.kind {
+	case kStrings, kMessages, kMapStrings, kMapBytes, kMapMessages:
+		return true
+	}
+	return false
+}
+
+// sharedMessage reports whether f is a sub-message Values shares.
+func sharedMessage(f *field) bool {
+	return (f.kind == kMessage || f.kind == kPtrMessage) && !f.elem.own
+}
+
+// runEnd returns where the run of fields with tag starting at b[i:] ends,
+// or -1 if a field of it is malformed (the decoder then reports the error).
+func runEnd(b []byte, i int, tag uint64) int {
+	for i < len(b) {
+		t, j, err := varint(b, i)
+		if err != nil {
+			return -1
+		}
+		if t != tag {
+			return i
+		}
+		_, end, err := span(b, j)
+		if err != nil {
+			return -1
+		}
+		i = end
+	}
+	return i
+}
+
+// canonical reports whether b lists p's fields as generated code writes
+// them: in increasing field order, a field that is not repeated once, a
+// repeated field's values together. Only then does sharing a run or a
+// sub-message give what decoding it would: a second occurrence would
+// merge into, or append to, a shared value.
+func canonical(p *plan, b []byte) bool {
+	prev, prevRun := int32(0), false
+	for i := 0; i < len(b); {
+		start := i
+		tag, _, err := varint(b, i)
+		if err != nil {
+			return false
+		}
+		num := int32(tag >> 3)
+		if num < prev || num == prev && !prevRun {
+			return false
+		}
+		if num != prev {
+			prevRun = false
+			if int(num) < len(p.fields) && p.fields[num] != nil {
+				prevRun = sharedRun(p.fields[num]) || p.fields[num].kind == kInt32s || p.fields[num].kind == kInt64s || p.fields[num].kind == kBools
+			}
+			prev = num
+		}
+		n, err := skip(b[start:])
+		if err != nil || n <= 0 {
+			return false
+		}
+		i = start + n
+	}
+	return true
+}
