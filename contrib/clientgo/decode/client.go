@@ -1,0 +1,148 @@
+package decode
+
+import (
+	"bytes"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+
+	"github.com/kfanout/fanout/contrib/clientgo/decode/internal/tagproto"
+)
+
+// RESTClientFor returns a RESTClient for the group version gv of cfg, as
+// the typed client of gv builds it (wrap it with that client's New, such
+// as corev1client.New), except that protobuf objects are decoded by
+// fanout's own decoder: it reads the k8s.io/api types' protobuf tags,
+// makes each repeated string once, and gives objects whose encoded parts
+// equal ones it decoded before the same values (a sub-message, a list,
+// a map), instead of building them again. Objects equal what client-go
+// decodes. JSON responses are decoded by client-go's decoder.
+//
+// Objects from this client share memory with one another and must never
+// be modified: use it to list and watch for informers (whose cache is
+// read-only already), not to read objects you change and send back. The
+// decoder keeps up to a few thousand values and strings alive, to share
+// them, for as long as the client lives.
+func RESTClientFor(cfg *rest.Config, gv schema.GroupVersion) (*rest.RESTClient, error) {
+	c := rest.CopyConfig(cfg)
+	c.GroupVersion = &gv
+	c.APIPath = "/apis"
+	if gv.Group == "" {
+		c.APIPath = "/api"
+	}
+	c.NegotiatedSerializer = newNegotiated(scheme.Scheme, rest.CodecFactoryForGeneratedClient(scheme.Scheme, scheme.Codecs).WithoutConversion())
+	if c.UserAgent == "" {
+		c.UserAgent = rest.DefaultKubernetesUserAgent()
+	}
+	return rest.RESTClientFor(c)
+}
+
+// negotiated is a client's serializers with the protobuf one's Decode
+// replaced by the lean decoder.
+type negotiated struct {
+	runtime.NegotiatedSerializer
+	types []runtime.SerializerInfo
+}
+
+func newNegotiated(s *runtime.Scheme, base runtime.NegotiatedSerializer) *negotiated {
+	n := &negotiated{NegotiatedSerializer: base}
+	for _, info := range base.SupportedMediaTypes() {
+		if info.MediaType == runtime.ContentTypeProtobuf && info.Serializer != nil {
+			info.Serializer = &leanSerializer{Serializer: info.Serializer, scheme: s, tables: newTables()}
+		}
+		n.types = append(n.types, info)
+	}
+	return n
+}
+
+func (n *negotiated) SupportedMediaTypes() []runtime.SerializerInfo { return n.types }
+
+// tables are the string table and the shared values of one client,
+// used by one decode at a time.
+type tables struct {
+	mu  sync.Mutex
+	dec tagproto.Decoder
+}
+
+func newTables() *tables {
+	return &tables{dec: tagproto.Decoder{Strings: tagproto.NewTable(1 << 16).String, Values: tagproto.NewValues(1 << 14)}}
+}
+
+// protobufPrefix starts every protobuf-enveloped Kubernetes object.
+var protobufPrefix = []byte{0x6b, 0x38, 0x73, 0x00}
+
+// leanSerializer is the protobuf serializer whose Decode builds registered
+// objects with the lean decoder; every other case, and encoding, is the
+// serializer's own.
+type leanSerializer struct {
+	runtime.Serializer
+	scheme *runtime.Scheme
+	tables *tables
+}
+
+// Decode decodes a protobuf-enveloped object as the protobuf serializer
+// does, with the same checks, defaults and errors, building the object
+// with the lean decoder.
+func (s *leanSerializer) Decode(data []byte, defaults *schema.GroupVersionKind, into runtime.Object) (runtime.Object, *schema.GroupVersionKind, error) {
+	if len(data) <= len(protobufPrefix) || !bytes.HasPrefix(data, protobufPrefix) {
+		return s.Serializer.Decode(data, defaults, into)
+	}
+	if _, ok := into.(*runtime.Unknown); ok {
+		return s.Serializer.Decode(data, defaults, into)
+	}
+	var unk runtime.Unknown
+	if err := unk.Unmarshal(data[len(protobufPrefix):]); err != nil {
+		return nil, nil, err
+	}
+	actual := unk.GroupVersionKind()
+	kindDefaults(&actual, defaults)
+	if into != nil {
+		kinds, _, err := s.scheme.ObjectKinds(into)
+		if err != nil {
+			// Unregistered targets and typing errors: the serializer's own path.
+			return s.Serializer.Decode(data, defaults, into)
+		}
+		kindDefaults(&actual, &kinds[0])
+		if len(actual.Version) == 0 && len(actual.Group) == 0 {
+			actual.Group = kinds[0].Group
+		}
+	}
+	if len(actual.Kind) == 0 || len(actual.Version) == 0 {
+		return s.Serializer.Decode(data, defaults, into)
+	}
+	obj, err := runtime.UseOrCreateObject(s.scheme, s.scheme, actual, into)
+	if err != nil {
+		return nil, &actual, err
+	}
+	r, ok := obj.(interface{ Reset() })
+	if !ok {
+		return s.Serializer.Decode(data, defaults, into)
+	}
+	r.Reset()
+	s.tables.mu.Lock()
+	err = s.tables.dec.Unmarshal(unk.Raw, obj)
+	s.tables.mu.Unlock()
+	if err != nil {
+		return nil, &actual, err
+	}
+	obj.GetObjectKind().SetGroupVersionKind(actual)
+	return obj, &actual, nil
+}
+
+// kindDefaults fills dst's missing kind and version from src, as the
+// protobuf serializer does.
+func kindDefaults(dst, src *schema.GroupVersionKind) {
+	if src == nil {
+		return
+	}
+	if len(dst.Kind) == 0 {
+		dst.Kind = src.Kind
+	}
+	if len(dst.Version) == 0 && len(src.Version) > 0 {
+		dst.Group, dst.Version = src.Group, src.Version
+	}
+}
+

@@ -1,0 +1,168 @@
+package decode
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"reflect"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/randfill"
+)
+
+// fakeAPI serves body for lists and watchBody for watches, in protobuf.
+func fakeAPI(list, watchStream []byte) *rest.Config {
+	return &rest.Config{Host: "http://fake", ContentConfig: rest.ContentConfig{ContentType: protoType},
+		Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			body := list
+			if r.URL.Query().Get("watch") == "true" {
+				body = watchStream
+			}
+			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {protoType}},
+				Body: io.NopCloser(bytes.NewReader(body)), Request: r}, nil
+		})}
+}
+
+// randomPods returns n random Pods, every Pod after the first half a copy
+// of one before it under another name, as Pods of one workload are.
+func randomPods(seed int64, n int) []corev1.Pod {
+	f := randfill.NewWithSeed(seed).NilChance(0.2).NumElements(1, 3).MaxDepth(7)
+	pods := make([]corev1.Pod, n)
+	for i := range pods {
+		if i >= n/2 && i > 0 {
+			pods[i] = *pods[i%(n/2)].DeepCopy()
+			pods[i].Name += "-copy"
+			continue
+		}
+		f.Fill(&pods[i])
+	}
+	return pods
+}
+
+func podEvents(pods []corev1.Pod) []watch.Event {
+	var evs []watch.Event
+	for i := range pods {
+		t := []watch.EventType{watch.Added, watch.Modified, watch.Deleted}[i%3]
+		evs = append(evs, watch.Event{Type: t, Object: &pods[i]})
+	}
+	return evs
+}
+
+// listAndWatch lists and watches Pods with c, returning the list (or its
+// error) and every event until the stream ends.
+func listAndWatch(t *testing.T, c corev1client.CoreV1Interface) (runtime.Object, error, []watch.Event) {
+	t.Helper()
+	list, lerr := c.Pods("").List(context.Background(), metav1.ListOptions{})
+	w, err := c.Pods("").Watch(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	var evs []watch.Event
+	for e := range w.ResultChan() {
+		evs = append(evs, e)
+	}
+	return list, lerr, evs
+}
+
+func leanCoreV1(t *testing.T, cfg *rest.Config) corev1client.CoreV1Interface {
+	t.Helper()
+	rc, err := RESTClientFor(cfg, corev1.SchemeGroupVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return corev1client.New(rc)
+}
+
+func requireEqual(t *testing.T, what string, want, got any) {
+	t.Helper()
+	if !reflect.DeepEqual(want, got) {
+		t.Fatalf("%s differs, -client-go +lean:\n%s", what, cmp.Diff(want, got))
+	}
+}
+
+// TestRESTClientForDecodesAsClientGo lists and watches random Pods with a
+// clientset and with a client of RESTClientFor, and requires the same
+// list and the same events, and that equal parts of Pods are shared.
+func TestRESTClientForDecodesAsClientGo(t *testing.T) {
+	for seed := range int64(8) {
+		pods := randomPods(seed, 30)
+		cfg := fakeAPI(protoBody(t, &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "9"}, Items: pods}),
+			watchBody(t, protoType, podEvents(pods)...))
+		wantList, werr, wantEvents := listAndWatch(t, kubernetes.NewForConfigOrDie(cfg).CoreV1())
+		lean := leanCoreV1(t, cfg)
+		gotList, gerr, gotEvents := listAndWatch(t, lean)
+		if werr != nil || gerr != nil {
+			t.Fatalf("list errors: client-go %v, lean %v", werr, gerr)
+		}
+		requireEqual(t, "list", wantList, gotList)
+		requireEqual(t, "events", wantEvents, gotEvents)
+		items := gotList.(*corev1.PodList).Items
+		if a, b := items[1], items[16]; len(a.Spec.Containers) > 0 && &a.Spec.Containers[0] != &b.Spec.Containers[0] {
+			t.Fatalf("seed %d: equal containers of two Pods were decoded twice", seed)
+		}
+	}
+}
+
+// TestRESTClientForOtherGroups lists Deployments (apps/v1, under /apis)
+// both ways.
+func TestRESTClientForOtherGroups(t *testing.T) {
+	f := randfill.NewWithSeed(3).NilChance(0.2).NumElements(1, 3).MaxDepth(7)
+	list := &appsv1.DeploymentList{}
+	f.Fill(list)
+	list.TypeMeta = metav1.TypeMeta{}
+	cfg := fakeAPI(protoBody(t, list), nil)
+	want, err := kubernetes.NewForConfigOrDie(cfg).AppsV1().Deployments("ns").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := RESTClientFor(cfg, appsv1.SchemeGroupVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := appsv1client.New(rc).Deployments("ns").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireEqual(t, "deployments", want, got)
+}
+
+// TestRESTClientForDamaged cuts and corrupts list and watch bodies and
+// requires the same errors and the same objects from both clients.
+func TestRESTClientForDamaged(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 5))
+	pods := randomPods(11, 6)
+	list := protoBody(t, &corev1.PodList{Items: pods})
+	stream := watchBody(t, protoType, podEvents(pods)...)
+	for range 200 {
+		l, s := bytes.Clone(list), bytes.Clone(stream)
+		if r.IntN(2) == 0 {
+			l, s = l[:r.IntN(len(l))], s[:r.IntN(len(s))]
+		} else {
+			l[r.IntN(len(l))] = byte(r.Uint32())
+			s[r.IntN(len(s))] = byte(r.Uint32())
+		}
+		cfg := fakeAPI(l, s)
+		wantList, werr, wantEvents := listAndWatch(t, kubernetes.NewForConfigOrDie(cfg).CoreV1())
+		gotList, gerr, gotEvents := listAndWatch(t, leanCoreV1(t, cfg))
+		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+			t.Fatalf("list errors: client-go %v, lean %v", werr, gerr)
+		}
+		if werr == nil {
+			requireEqual(t, "list", wantList, gotList)
+		}
+		requireEqual(t, "events", wantEvents, gotEvents)
+	}
+}
