@@ -145,4 +145,3 @@ func kindDefaults(dst, src *schema.GroupVersionKind) {
 		dst.Group, dst.Version = src.Group, src.Version
 	}
 }
-

@@ -35,14 +35,14 @@ func fakeAPI(list, watchStream []byte) *rest.Config {
 		})}
 }
 
-// randomPods returns n random Pods, every Pod after the first half a copy
-// of one before it under another name, as Pods of one workload are.
+// randomPods returns n random Pods, every Pod after the first third a
+// copy of one before it under another name, as Pods of one workload are.
 func randomPods(seed int64, n int) []corev1.Pod {
 	f := randfill.NewWithSeed(seed).NilChance(0.2).NumElements(1, 3).MaxDepth(7)
 	pods := make([]corev1.Pod, n)
 	for i := range pods {
-		if i >= n/2 && i > 0 {
-			pods[i] = *pods[i%(n/2)].DeepCopy()
+		if i >= n/3 && i > 0 {
+			pods[i] = *pods[i%(n/3)].DeepCopy()
 			pods[i].Name += "-copy"
 			continue
 		}
@@ -110,7 +110,8 @@ func TestRESTClientForDecodesAsClientGo(t *testing.T) {
 		requireEqual(t, "list", wantList, gotList)
 		requireEqual(t, "events", wantEvents, gotEvents)
 		items := gotList.(*corev1.PodList).Items
-		if a, b := items[1], items[16]; len(a.Spec.Containers) > 0 && &a.Spec.Containers[0] != &b.Spec.Containers[0] {
+		// Kept when met the second time, shared the third.
+		if a, b := items[11], items[21]; len(a.Spec.Containers) > 0 && &a.Spec.Containers[0] != &b.Spec.Containers[0] {
 			t.Fatalf("seed %d: equal containers of two Pods were decoded twice", seed)
 		}
 	}

@@ -103,7 +103,9 @@ func (d *Decoder) message(p *plan, ptr unsafe.Pointer, b []byte, share bool) err
 func (d *Decoder) run(f *field, fp unsafe.Pointer, b []byte, start, end int) (int, error) {
 	enc := b[start:end]
 	dst := reflect.NewAt(f.typ, fp).Elem()
-	if v, ok := d.Values.get(f, enc); ok {
+	h := d.Values.hash(f, enc)
+	v, ok, keep := d.Values.get(f, enc, h)
+	if ok {
 		dst.Set(v)
 		return end, nil
 	}
@@ -116,12 +118,15 @@ func (d *Decoder) run(f *field, fp unsafe.Pointer, b []byte, start, end int) (in
 			return i, err
 		}
 	}
+	if !keep {
+		return end, nil
+	}
 	if dst.Kind() == reflect.Slice {
 		dst.Set(dst.Slice3(0, dst.Len(), dst.Len()))
 	}
 	cell := reflect.New(f.typ).Elem()
 	cell.Set(dst)
-	d.Values.put(f, enc, cell)
+	d.Values.put(f, enc, h, cell)
 	return end, nil
 }
 
@@ -132,16 +137,18 @@ func (d *Decoder) sub(f *field, fp unsafe.Pointer, v []byte, share bool) error {
 		return d.message(f.elem, fp, v, share)
 	}
 	dst := reflect.NewAt(f.elem.typ, fp).Elem()
-	if c, ok := d.Values.get(f, v); ok {
+	h := d.Values.hash(f, v)
+	c, ok, keep := d.Values.get(f, v, h)
+	if ok {
 		dst.Set(c.Elem())
 		return nil
 	}
-	if err := d.message(f.elem, fp, v, true); err != nil {
+	if err := d.message(f.elem, fp, v, true); err != nil || !keep {
 		return err
 	}
-	c := reflect.New(f.elem.typ)
+	c = reflect.New(f.elem.typ)
 	c.Elem().Set(dst)
-	d.Values.put(f, v, c)
+	d.Values.put(f, v, h, c)
 	return nil
 }
 
@@ -156,16 +163,20 @@ func (d *Decoder) subPointer(f *field, fp unsafe.Pointer, v []byte, share bool) 
 		}
 		return d.message(f.elem, *pp, v, share)
 	}
-	if c, ok := d.Values.get(f, v); ok {
+	h := d.Values.hash(f, v)
+	c, ok, keep := d.Values.get(f, v, h)
+	if ok {
 		*pp = c.UnsafePointer()
 		return nil
 	}
-	c := reflect.New(f.elem.typ)
+	c = reflect.New(f.elem.typ)
 	if err := d.message(f.elem, c.UnsafePointer(), v, true); err != nil {
 		return err
 	}
 	*pp = c.UnsafePointer()
-	d.Values.put(f, v, c)
+	if keep {
+		d.Values.put(f, v, h, c)
+	}
 	return nil
 }
 

@@ -13,7 +13,10 @@ import (
 // slice or map; a struct field gets a copy of the struct, which shares
 // what the struct points to), so that what objects have in common is built
 // and kept once. Like Table it is a bounded cache with paired slots, and
-// it holds the encodings it compares against. Not safe for concurrent use.
+// it holds the encodings it compares against; a value enters it only the
+// second time its encoding is met (a filter of hashes remembers the first
+// time), so that values met once, most of them, cost no copy and no
+// slot. Not safe for concurrent use.
 //
 // Objects built with Values share memory, so they must be treated as
 // read-only, as an informer's cache already requires.
@@ -22,6 +25,7 @@ type Values struct {
 	slots []valueSlot
 	older []bool
 	mask  uint64
+	seen  []uint64 // hashes met once, direct-mapped
 }
 
 type valueSlot struct {
@@ -45,29 +49,35 @@ func NewValues(size int) *Values {
 	for n < size {
 		n *= 2
 	}
-	return &Values{seed: maphash.MakeSeed(), slots: make([]valueSlot, n), older: make([]bool, n/2), mask: uint64(n/2 - 1)}
+	return &Values{seed: maphash.MakeSeed(), slots: make([]valueSlot, n), older: make([]bool, n/2), mask: uint64(n/2 - 1), seen: make([]uint64, 2*n)}
 }
 
-func (v *Values) pair(f *field, enc []byte) uint64 {
-	h := maphash.Bytes(v.seed, enc) ^ uint64(uintptr(unsafe.Pointer(f)))*0x9e3779b97f4a7c15
-	return 2 * (h & v.mask)
+func (v *Values) hash(f *field, enc []byte) uint64 {
+	return maphash.Bytes(v.seed, enc) ^ uint64(uintptr(unsafe.Pointer(f)))*0x9e3779b97f4a7c15
 }
 
-// get returns the value decoded before from enc as field f.
-func (v *Values) get(f *field, enc []byte) (reflect.Value, bool) {
-	i := v.pair(f, enc)
+// get returns the value decoded before from enc as field f, whose hash is
+// h. Without one, keep says whether the value about to be decoded should
+// be put: whether h was met before.
+func (v *Values) get(f *field, enc []byte, h uint64) (val reflect.Value, ok, keep bool) {
+	i := 2 * (h & v.mask)
 	for _, s := range v.slots[i : i+2] {
 		if s.f == f && bytes.Equal(s.enc, enc) {
-			return s.val, true
+			return s.val, true, false
 		}
 	}
-	return reflect.Value{}, false
+	seen := &v.seen[h&uint64(len(v.seen)-1)]
+	if *seen == h {
+		return reflect.Value{}, false, true
+	}
+	*seen = h
+	return reflect.Value{}, false, false
 }
 
-// put records val as decoded from enc as field f, evicting the older of
-// its pair.
-func (v *Values) put(f *field, enc []byte, val reflect.Value) {
-	i := v.pair(f, enc)
+// put records val as decoded from enc as field f, whose hash is h,
+// evicting the older of its pair.
+func (v *Values) put(f *field, enc []byte, h uint64, val reflect.Value) {
+	i := 2 * (h & v.mask)
 	p := i / 2
 	if !v.older[p] {
 		i++
