@@ -83,12 +83,16 @@ func (d *Decoder) message(p *plan, ptr unsafe.Pointer, b []byte, share bool) err
 			continue
 		}
 		fp := unsafe.Add(ptr, f.offset)
-		if share && sharedRun(f) && *(*unsafe.Pointer)(fp) == nil {
-			if end := runEnd(b, start, tag); end >= 0 && end-start >= minShared && end-start <= maxShared {
-				if i, err = d.run(f, fp, b, start, end); err != nil {
+		if sharedRun(f) && wt == 2 && *(*unsafe.Pointer)(fp) == nil {
+			end, n := runEnd(b, start, tag)
+			if end >= 0 && share && end-start >= minShared && end-start <= maxShared {
+				if i, err = d.run(f, fp, b, start, end, n); err != nil {
 					return err
 				}
 				continue
+			}
+			if end >= 0 {
+				presize(f, fp, n)
 			}
 		}
 		if i, err = d.field(f, fp, b, i, wt, share); err != nil {
@@ -98,9 +102,25 @@ func (d *Decoder) message(p *plan, ptr unsafe.Pointer, b []byte, share bool) err
 	return nil
 }
 
-// run decodes the run of f's fields b[start:end] into the empty slice or
-// map at fp, or takes the value an equal run was decoded to before.
-func (d *Decoder) run(f *field, fp unsafe.Pointer, b []byte, start, end int) (int, error) {
+// presize makes the empty slice or map at fp with room for the n values
+// of the run about to be decoded into it, so that a slice is not grown
+// (and left with spare capacity) one value at a time.
+func presize(f *field, fp unsafe.Pointer, n int) {
+	if n < 2 {
+		return
+	}
+	v := reflect.NewAt(f.typ, fp).Elem()
+	if f.typ.Kind() == reflect.Slice {
+		v.Set(reflect.MakeSlice(f.typ, 0, n))
+		return
+	}
+	v.Set(reflect.MakeMapWithSize(f.typ, n))
+}
+
+// run decodes the run of f's fields b[start:end], n of them, into the
+// empty slice or map at fp, or takes the value an equal run was decoded to
+// before.
+func (d *Decoder) run(f *field, fp unsafe.Pointer, b []byte, start, end, n int) (int, error) {
 	enc := b[start:end]
 	dst := reflect.NewAt(f.typ, fp).Elem()
 	h := d.Values.hash(f, enc)
@@ -109,6 +129,7 @@ func (d *Decoder) run(f *field, fp unsafe.Pointer, b []byte, start, end int) (in
 		dst.Set(v)
 		return end, nil
 	}
+	presize(f, fp, n)
 	for i := start; i < end; {
 		tag, j, err := varint(b, i)
 		if err != nil {

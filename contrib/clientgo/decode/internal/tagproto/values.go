@@ -101,24 +101,25 @@ func sharedMessage(f *field) bool {
 	return (f.kind == kMessage || f.kind == kPtrMessage) && !f.elem.own
 }
 
-// runEnd returns where the run of fields with tag starting at b[i:] ends,
-// or -1 if a field of it is malformed (the decoder then reports the error).
-func runEnd(b []byte, i int, tag uint64) int {
+// runEnd returns where the run of length-delimited fields with tag
+// starting at b[i:] ends, and how many fields it holds, or -1 if a field
+// of it is malformed (the decoder then reports the error).
+func runEnd(b []byte, i int, tag uint64) (end, n int) {
 	for i < len(b) {
 		t, j, err := varint(b, i)
 		if err != nil {
-			return -1
+			return -1, 0
 		}
 		if t != tag {
-			return i
+			return i, n
 		}
-		_, end, err := span(b, j)
+		_, e, err := span(b, j)
 		if err != nil {
-			return -1
+			return -1, 0
 		}
-		i = end
+		i, n = e, n+1
 	}
-	return i
+	return i, n
 }
 
 // canonical reports whether b lists p's fields as generated code writes
