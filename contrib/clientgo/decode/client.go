@@ -2,6 +2,7 @@ package decode
 
 import (
 	"bytes"
+	"net/http"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -27,6 +28,15 @@ import (
 // decoder keeps up to a few thousand values and strings alive, to share
 // them, for as long as the client lives.
 func RESTClientFor(cfg *rest.Config, gv schema.GroupVersion) (*rest.RESTClient, error) {
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return restClientFor(cfg, gv, hc)
+}
+
+// restClientFor is RESTClientFor over the HTTP client hc.
+func restClientFor(cfg *rest.Config, gv schema.GroupVersion, hc *http.Client) (*rest.RESTClient, error) {
 	c := rest.CopyConfig(cfg)
 	c.GroupVersion = &gv
 	c.APIPath = "/apis"
@@ -37,7 +47,7 @@ func RESTClientFor(cfg *rest.Config, gv schema.GroupVersion) (*rest.RESTClient, 
 	if c.UserAgent == "" {
 		c.UserAgent = rest.DefaultKubernetesUserAgent()
 	}
-	return rest.RESTClientFor(c)
+	return rest.RESTClientForConfigAndClient(c, hc)
 }
 
 // negotiated is a client's serializers with the protobuf one's Decode
@@ -61,14 +71,22 @@ func newNegotiated(s *runtime.Scheme, base runtime.NegotiatedSerializer) *negoti
 func (n *negotiated) SupportedMediaTypes() []runtime.SerializerInfo { return n.types }
 
 // tables are the string table and the shared values of one client,
-// used by one decode at a time.
+// used by one decode at a time, and made by the first.
 type tables struct {
 	mu  sync.Mutex
-	dec tagproto.Decoder
+	dec *tagproto.Decoder
 }
 
-func newTables() *tables {
-	return &tables{dec: tagproto.Decoder{Strings: tagproto.NewTable(1 << 16).String, Values: tagproto.NewValues(1 << 14)}}
+func newTables() *tables { return &tables{} }
+
+// unmarshal decodes b into obj with the client's tables.
+func (t *tables) unmarshal(b []byte, obj any) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.dec == nil {
+		t.dec = &tagproto.Decoder{Strings: tagproto.NewTable(1 << 16).String, Values: tagproto.NewValues(1 << 14)}
+	}
+	return t.dec.Unmarshal(b, obj)
 }
 
 // protobufPrefix starts every protobuf-enveloped Kubernetes object.
@@ -122,10 +140,7 @@ func (s *leanSerializer) Decode(data []byte, defaults *schema.GroupVersionKind, 
 		return s.Serializer.Decode(data, defaults, into)
 	}
 	r.Reset()
-	s.tables.mu.Lock()
-	err = s.tables.dec.Unmarshal(unk.Raw, obj)
-	s.tables.mu.Unlock()
-	if err != nil {
+	if err := s.tables.unmarshal(unk.Raw, obj); err != nil {
 		return nil, &actual, err
 	}
 	obj.GetObjectKind().SetGroupVersionKind(actual)

@@ -167,3 +167,31 @@ func TestRESTClientForDamaged(t *testing.T) {
 		requireEqual(t, "events", wantEvents, gotEvents)
 	}
 }
+
+// TestNewClientsetDecodesAsClientGo lists Pods and Deployments through a
+// Clientset and requires what a clientset lists, with Pods' equal parts
+// shared (the lean decoder built them).
+func TestNewClientsetDecodesAsClientGo(t *testing.T) {
+	pods := randomPods(5, 30)
+	cfg := fakeAPI(protoBody(t, &corev1.PodList{Items: pods}), nil)
+	cs, err := NewClientset(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := kubernetes.NewForConfigOrDie(cfg).CoreV1().Pods("").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := cs.CoreV1().Pods("").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireEqual(t, "pods", want, got)
+	if a, b := got.Items[11], got.Items[21]; &a.Spec.Containers[0] != &b.Spec.Containers[0] {
+		t.Fatal("the Clientset's Pods were not built by the lean decoder")
+	}
+	var kube kubernetes.Interface = cs
+	if kube.AppsV1().RESTClient().APIVersion() != appsv1.SchemeGroupVersion {
+		t.Fatalf("AppsV1 speaks %v", kube.AppsV1().RESTClient().APIVersion())
+	}
+}

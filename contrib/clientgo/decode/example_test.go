@@ -7,6 +7,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kfanout/fanout/contrib/clientgo/decode"
+	"github.com/kfanout/fanout/contrib/clientgo/informers"
 	"github.com/kfanout/fanout/informer"
 )
 
@@ -19,4 +20,19 @@ func ExampleWrap() {
 	transform := informer.ShareEqualValues() // SetTransform on each informer, before Run
 	fmt.Println(cs != nil, transform != nil)
 	// Output: true true
+}
+
+// ExampleNewClientset gives an informer factory a clientset whose
+// informers decode Pods with fanout's decoder, over a config whose
+// responses never carry managedFields. Objects from it are read-only.
+func ExampleNewClientset() {
+	cfg := &rest.Config{Host: "https://127.0.0.1:6443", ContentConfig: rest.ContentConfig{ContentType: "application/vnd.kubernetes.protobuf"}}
+	cs, err := decode.NewClientset(decode.Wrap(cfg, decode.Options{DropManagedFields: true}))
+	if err != nil {
+		panic(err)
+	}
+	factory := informers.NewSharedInformerFactory(cs, 0)
+	pods := factory.Core().V1().Pods().Informer()
+	fmt.Println(pods != nil)
+	// Output: true
 }
