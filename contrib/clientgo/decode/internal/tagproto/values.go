@@ -26,6 +26,7 @@ type Values struct {
 	older []bool
 	mask  uint64
 	seen  []uint64 // hashes met once, direct-mapped
+	held  int      // bytes of encodings held, at most maxHeld
 }
 
 type valueSlot struct {
@@ -37,9 +38,12 @@ type valueSlot struct {
 // minShared is the shortest encoding worth sharing: below it the value is
 // cheaper to build than to look up. maxShared is the longest: longer ones
 // (a list's items) seldom repeat, and the cache would hold a copy.
+// maxHeld bounds the bytes of encodings a Values holds: past it, new
+// values are not kept until older ones are evicted.
 const (
 	minShared = 8
 	maxShared = 16 << 10
+	maxHeld   = 8 << 20
 )
 
 // NewValues returns a cache of about size values (a power of two, at
@@ -82,7 +86,11 @@ func (v *Values) put(f *field, enc []byte, h uint64, val reflect.Value) {
 	if !v.older[p] {
 		i++
 	}
+	if v.held-len(v.slots[i].enc)+len(enc) > maxHeld {
+		return
+	}
 	v.older[p] = !v.older[p]
+	v.held += len(enc) - len(v.slots[i].enc)
 	v.slots[i] = valueSlot{f: f, enc: bytes.Clone(enc), val: val}
 }
 

@@ -69,3 +69,29 @@ func TestValuesNotCanonical(t *testing.T) {
 		t.Fatalf("labels: merged %d, first %d, want %d and %d", len(merged.Labels), len(first.Labels), labels+1, labels)
 	}
 }
+
+// TestValuesHeldBound puts distinct large encodings, each met twice, and
+// requires the bytes held to fill up to maxHeld and stay within it.
+func TestValuesHeldBound(t *testing.T) {
+	v := NewValues(1 << 12)
+	f := &field{}
+	enc := make([]byte, maxShared)
+	put := func(k int) {
+		enc[0], enc[1], enc[2] = byte(k), byte(k>>8), byte(k>>16)
+		h := v.hash(f, enc)
+		for range 2 {
+			if _, ok, keep := v.get(f, enc, h); !ok && keep {
+				v.put(f, enc, h, reflect.ValueOf(k))
+			}
+		}
+	}
+	for k := range 4 * maxHeld / maxShared {
+		put(k)
+		if v.held > maxHeld {
+			t.Fatalf("after %d values, %d bytes held", k+1, v.held)
+		}
+	}
+	if v.held < maxHeld/2 {
+		t.Fatalf("only %d bytes held", v.held)
+	}
+}
