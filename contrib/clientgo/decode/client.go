@@ -23,8 +23,11 @@ import (
 // decodes. JSON responses are decoded by client-go's decoder.
 //
 // Objects from this client share memory with one another and must never
-// be modified: use it to list and watch for informers (whose cache is
-// read-only already), not to read objects you change and send back. The
+// be modified, not even by an informer's transform (which may change the
+// object itself, its metadata and the top-level fields of its spec and
+// status, but must copy anything below before changing it): use it to
+// list and watch for informers, whose cache is read-only already, not to
+// read objects you change and send back. The
 // decoder keeps up to a few thousand values and strings alive, to share
 // them, for as long as the client lives.
 func RESTClientFor(cfg *rest.Config, gv schema.GroupVersion) (*rest.RESTClient, error) {

@@ -62,7 +62,7 @@ func podEvents(pods []corev1.Pod) []watch.Event {
 
 // listAndWatch lists and watches Pods with c, returning the list (or its
 // error) and every event until the stream ends.
-func listAndWatch(t *testing.T, c corev1client.CoreV1Interface) (runtime.Object, error, []watch.Event) {
+func listAndWatch(t *testing.T, c corev1client.CoreV1Interface) (runtime.Object, []watch.Event, error) {
 	t.Helper()
 	list, lerr := c.Pods("").List(context.Background(), metav1.ListOptions{})
 	w, err := c.Pods("").Watch(context.Background(), metav1.ListOptions{})
@@ -74,7 +74,7 @@ func listAndWatch(t *testing.T, c corev1client.CoreV1Interface) (runtime.Object,
 	for e := range w.ResultChan() {
 		evs = append(evs, e)
 	}
-	return list, lerr, evs
+	return list, evs, lerr
 }
 
 func leanCoreV1(t *testing.T, cfg *rest.Config) corev1client.CoreV1Interface {
@@ -101,9 +101,9 @@ func TestRESTClientForDecodesAsClientGo(t *testing.T) {
 		pods := randomPods(seed, 30)
 		cfg := fakeAPI(protoBody(t, &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "9"}, Items: pods}),
 			watchBody(t, protoType, podEvents(pods)...))
-		wantList, werr, wantEvents := listAndWatch(t, kubernetes.NewForConfigOrDie(cfg).CoreV1())
+		wantList, wantEvents, werr := listAndWatch(t, kubernetes.NewForConfigOrDie(cfg).CoreV1())
 		lean := leanCoreV1(t, cfg)
-		gotList, gerr, gotEvents := listAndWatch(t, lean)
+		gotList, gotEvents, gerr := listAndWatch(t, lean)
 		if werr != nil || gerr != nil {
 			t.Fatalf("list errors: client-go %v, lean %v", werr, gerr)
 		}
@@ -156,8 +156,8 @@ func TestRESTClientForDamaged(t *testing.T) {
 			s[r.IntN(len(s))] = byte(r.Uint32())
 		}
 		cfg := fakeAPI(l, s)
-		wantList, werr, wantEvents := listAndWatch(t, kubernetes.NewForConfigOrDie(cfg).CoreV1())
-		gotList, gerr, gotEvents := listAndWatch(t, leanCoreV1(t, cfg))
+		wantList, wantEvents, werr := listAndWatch(t, kubernetes.NewForConfigOrDie(cfg).CoreV1())
+		gotList, gotEvents, gerr := listAndWatch(t, leanCoreV1(t, cfg))
 		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
 			t.Fatalf("list errors: client-go %v, lean %v", werr, gerr)
 		}
