@@ -23,9 +23,10 @@ import (
 // decodes. JSON responses are decoded by client-go's decoder.
 //
 // Objects from this client share memory with one another and must never
-// be modified, not even by an informer's transform (which may change the
-// object itself, its metadata and the top-level fields of its spec and
-// status, but must copy anything below before changing it): use it to
+// be modified, not even by an informer's transform (which may set the
+// object's fields and those of its metadata, spec and status, but must
+// copy a slice, map or pointed-to value before changing what is in it,
+// labels included): use it to
 // list and watch for informers, whose cache is read-only already, not to
 // read objects you change and send back. The
 // decoder keeps up to a few thousand values and strings alive, to share
