@@ -115,8 +115,9 @@ func (s *leanSerializer) Decode(data []byte, defaults *schema.GroupVersionKind, 
 	if _, ok := into.(*runtime.Unknown); ok {
 		return s.Serializer.Decode(data, defaults, into)
 	}
+	// The envelope's Raw points into data: a list is not held twice.
 	var unk runtime.Unknown
-	if err := unk.Unmarshal(data[len(protobufPrefix):]); err != nil {
+	if err := tagproto.UnmarshalEnvelope(data[len(protobufPrefix):], &unk); err != nil {
 		return nil, nil, err
 	}
 	actual := unk.GroupVersionKind()

@@ -5,6 +5,8 @@ import (
 	"io"
 	"reflect"
 	"unsafe"
+
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // Decoder decodes protobuf messages into typed objects. Its zero value
@@ -18,6 +20,19 @@ type Decoder struct {
 	// Values, when set, shares sub-messages, repeated fields and maps
 	// whose encodings equal ones decoded before; see Values.
 	Values *Values
+
+	// aliasBytes makes []byte fields point into the input instead of
+	// copying it; see UnmarshalEnvelope.
+	aliasBytes bool
+}
+
+// UnmarshalEnvelope decodes the protobuf envelope of a Kubernetes object
+// as runtime.Unknown's Unmarshal does, except that u.Raw points into b
+// instead of being a copy of it: a list response is not held twice
+// while its items are decoded. u.Raw is valid while b is.
+func UnmarshalEnvelope(b []byte, u *runtime.Unknown) error {
+	d := Decoder{aliasBytes: true}
+	return d.Unmarshal(b, u)
 }
 
 // Unmarshal decodes b into obj, a pointer to a struct, as obj's generated
@@ -238,6 +253,10 @@ func (d *Decoder) field(f *field, fp unsafe.Pointer, b []byte, i, wt int, share 
 		*ss = append(*ss, d.str(v))
 	case kBytes:
 		bs := (*[]byte)(fp)
+		if d.aliasBytes {
+			*bs = v[:len(v):len(v)]
+			break
+		}
 		*bs = append((*bs)[:0], v...)
 		if *bs == nil {
 			*bs = []byte{}

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sort"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -177,4 +178,50 @@ func FuzzUnmarshal(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which uint16, b []byte) {
 		requireSame(t, ts[int(which)%len(ts)], b, which&1 == 0)
 	})
+}
+
+// TestEnvelopeAsUnknown decodes envelopes, whole, cut and corrupted, with
+// UnmarshalEnvelope and with runtime.Unknown's Unmarshal, and requires the
+// same errors and the same values, and Raw pointing into the input.
+func TestEnvelopeAsUnknown(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 9))
+	f := filler(3, 3, 4)
+	for i := range 2000 {
+		var u runtime.Unknown
+		f.Fill(&u)
+		b, err := u.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 1 && len(b) > 0 {
+			if i%4 == 1 {
+				b = b[:r.IntN(len(b))]
+			} else {
+				b[r.IntN(len(b))] = byte(r.Uint32())
+			}
+		}
+		var want, got runtime.Unknown
+		werr, gerr := want.Unmarshal(b), UnmarshalEnvelope(b, &got)
+		if (werr == nil) != (gerr == nil) {
+			t.Fatalf("input %x: generated error %v, ours %v", b, werr, gerr)
+		}
+		if werr != nil {
+			continue
+		}
+		if !reflect.DeepEqual(want, got) {
+			t.Fatalf("input %x: -generated +ours:\n%s", b, cmp.Diff(want, got))
+		}
+		if len(got.Raw) > 0 && !inside(got.Raw, b) {
+			t.Fatalf("input %x: Raw is a copy", b)
+		}
+	}
+}
+
+// inside reports whether s lies within b's memory.
+func inside(s, b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	lo, hi := uintptr(unsafe.Pointer(&b[0])), uintptr(unsafe.Pointer(&b[len(b)-1]))
+	return uintptr(unsafe.Pointer(&s[0])) >= lo && uintptr(unsafe.Pointer(&s[len(s)-1])) <= hi
 }

@@ -43,7 +43,7 @@ type valueSlot struct {
 const (
 	minShared = 8
 	maxShared = 16 << 10
-	maxHeld   = 8 << 20
+	maxHeld   = 32 << 20
 )
 
 // NewValues returns a cache of about size values (a power of two, at
