@@ -26,11 +26,11 @@ import (
 // be modified, not even by an informer's transform (which may set the
 // object's fields and those of its metadata, spec and status, but must
 // copy a slice, map or pointed-to value before changing what is in it,
-// labels included): use it to
-// list and watch for informers, whose cache is read-only already, not to
-// read objects you change and send back. The
-// decoder keeps up to a few thousand values and strings alive, to share
-// them, for as long as the client lives.
+// labels included): use it to list and watch for informers, whose cache
+// is read-only already, not to read objects you change and send back. To
+// share them, the client's decoder keeps up to 65,536 strings and 16,384
+// values (with at most 32 MiB of their encodings) alive for as long as
+// the client lives.
 func RESTClientFor(cfg *rest.Config, gv schema.GroupVersion) (*rest.RESTClient, error) {
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
