@@ -26,7 +26,8 @@ func ExampleWrap() {
 // informers decode Pods with fanout's decoder, over a config whose
 // responses never carry managedFields. Objects from it are read-only.
 func ExampleNewClientset() {
-	cfg := &rest.Config{Host: "https://127.0.0.1:6443", ContentConfig: rest.ContentConfig{ContentType: "application/vnd.kubernetes.protobuf"}}
+	cfg := &rest.Config{Host: "https://127.0.0.1:6443"}
+	cfg.ContentType = "application/vnd.kubernetes.protobuf"
 	cs, err := decode.NewClientset(decode.Wrap(cfg, decode.Options{DropManagedFields: true}))
 	if err != nil {
 		panic(err)
