@@ -117,270 +117,69 @@ type leanGroups struct {
 }
 
 // newLeanGroups builds every typed group client over the REST client
-// lean returns for the group's client in std.
-func newLeanGroups(std *kubernetes.Clientset, lean func(rest.Interface) (*rest.RESTClient, error)) (leanGroups, error) {
-	var g leanGroups
-	if rc, err := lean(std.AdmissionregistrationV1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.admissionregistrationV1 = admissionregistrationv1.New(rc)
+// lean returns for the group's client in std; the first error lean
+// returns is the result's.
+func newLeanGroups(std *kubernetes.Clientset, lean func(rest.Interface) (*rest.RESTClient, error)) (g leanGroups, err error) {
+	rc := func(c rest.Interface) *rest.RESTClient {
+		r, e := lean(c)
+		if err == nil {
+			err = e
+		}
+		return r
 	}
-	if rc, err := lean(std.AdmissionregistrationV1alpha1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.admissionregistrationV1alpha1 = admissionregistrationv1alpha1.New(rc)
-	}
-	if rc, err := lean(std.AdmissionregistrationV1beta1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.admissionregistrationV1beta1 = admissionregistrationv1beta1.New(rc)
-	}
-	if rc, err := lean(std.AppsV1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.appsV1 = appsv1.New(rc)
-	}
-	if rc, err := lean(std.AppsV1beta1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.appsV1beta1 = appsv1beta1.New(rc)
-	}
-	if rc, err := lean(std.AppsV1beta2().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.appsV1beta2 = appsv1beta2.New(rc)
-	}
-	if rc, err := lean(std.AuthenticationV1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.authenticationV1 = authenticationv1.New(rc)
-	}
-	if rc, err := lean(std.AuthenticationV1alpha1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.authenticationV1alpha1 = authenticationv1alpha1.New(rc)
-	}
-	if rc, err := lean(std.AuthenticationV1beta1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.authenticationV1beta1 = authenticationv1beta1.New(rc)
-	}
-	if rc, err := lean(std.AuthorizationV1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.authorizationV1 = authorizationv1.New(rc)
-	}
-	if rc, err := lean(std.AuthorizationV1beta1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.authorizationV1beta1 = authorizationv1beta1.New(rc)
-	}
-	if rc, err := lean(std.AutoscalingV1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.autoscalingV1 = autoscalingv1.New(rc)
-	}
-	if rc, err := lean(std.AutoscalingV2().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.autoscalingV2 = autoscalingv2.New(rc)
-	}
-	if rc, err := lean(std.BatchV1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.batchV1 = batchv1.New(rc)
-	}
-	if rc, err := lean(std.BatchV1beta1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.batchV1beta1 = batchv1beta1.New(rc)
-	}
-	if rc, err := lean(std.CertificatesV1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.certificatesV1 = certificatesv1.New(rc)
-	}
-	if rc, err := lean(std.CertificatesV1alpha1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.certificatesV1alpha1 = certificatesv1alpha1.New(rc)
-	}
-	if rc, err := lean(std.CertificatesV1beta1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.certificatesV1beta1 = certificatesv1beta1.New(rc)
-	}
-	if rc, err := lean(std.CoordinationV1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.coordinationV1 = coordinationv1.New(rc)
-	}
-	if rc, err := lean(std.CoordinationV1alpha2().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.coordinationV1alpha2 = coordinationv1alpha2.New(rc)
-	}
-	if rc, err := lean(std.CoordinationV1beta1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.coordinationV1beta1 = coordinationv1beta1.New(rc)
-	}
-	if rc, err := lean(std.CoreV1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.coreV1 = corev1.New(rc)
-	}
-	if rc, err := lean(std.DiscoveryV1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.discoveryV1 = discoveryv1.New(rc)
-	}
-	if rc, err := lean(std.DiscoveryV1beta1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.discoveryV1beta1 = discoveryv1beta1.New(rc)
-	}
-	if rc, err := lean(std.EventsV1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.eventsV1 = eventsv1.New(rc)
-	}
-	if rc, err := lean(std.EventsV1beta1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.eventsV1beta1 = eventsv1beta1.New(rc)
-	}
-	if rc, err := lean(std.ExtensionsV1beta1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.extensionsV1beta1 = extensionsv1beta1.New(rc)
-	}
-	if rc, err := lean(std.FlowcontrolV1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.flowcontrolV1 = flowcontrolv1.New(rc)
-	}
-	if rc, err := lean(std.FlowcontrolV1beta1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.flowcontrolV1beta1 = flowcontrolv1beta1.New(rc)
-	}
-	if rc, err := lean(std.FlowcontrolV1beta2().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.flowcontrolV1beta2 = flowcontrolv1beta2.New(rc)
-	}
-	if rc, err := lean(std.FlowcontrolV1beta3().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.flowcontrolV1beta3 = flowcontrolv1beta3.New(rc)
-	}
-	if rc, err := lean(std.InternalV1alpha1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.internalV1alpha1 = apiserverinternalv1alpha1.New(rc)
-	}
-	if rc, err := lean(std.NetworkingV1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.networkingV1 = networkingv1.New(rc)
-	}
-	if rc, err := lean(std.NetworkingV1beta1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.networkingV1beta1 = networkingv1beta1.New(rc)
-	}
-	if rc, err := lean(std.NodeV1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.nodeV1 = nodev1.New(rc)
-	}
-	if rc, err := lean(std.NodeV1alpha1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.nodeV1alpha1 = nodev1alpha1.New(rc)
-	}
-	if rc, err := lean(std.NodeV1beta1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.nodeV1beta1 = nodev1beta1.New(rc)
-	}
-	if rc, err := lean(std.PolicyV1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.policyV1 = policyv1.New(rc)
-	}
-	if rc, err := lean(std.PolicyV1beta1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.policyV1beta1 = policyv1beta1.New(rc)
-	}
-	if rc, err := lean(std.RbacV1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.rbacV1 = rbacv1.New(rc)
-	}
-	if rc, err := lean(std.RbacV1alpha1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.rbacV1alpha1 = rbacv1alpha1.New(rc)
-	}
-	if rc, err := lean(std.RbacV1beta1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.rbacV1beta1 = rbacv1beta1.New(rc)
-	}
-	if rc, err := lean(std.ResourceV1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.resourceV1 = resourcev1.New(rc)
-	}
-	if rc, err := lean(std.ResourceV1alpha3().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.resourceV1alpha3 = resourcev1alpha3.New(rc)
-	}
-	if rc, err := lean(std.ResourceV1beta1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.resourceV1beta1 = resourcev1beta1.New(rc)
-	}
-	if rc, err := lean(std.ResourceV1beta2().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.resourceV1beta2 = resourcev1beta2.New(rc)
-	}
-	if rc, err := lean(std.SchedulingV1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.schedulingV1 = schedulingv1.New(rc)
-	}
-	if rc, err := lean(std.SchedulingV1beta1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.schedulingV1beta1 = schedulingv1beta1.New(rc)
-	}
-	if rc, err := lean(std.StorageV1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.storageV1 = storagev1.New(rc)
-	}
-	if rc, err := lean(std.StorageV1alpha1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.storageV1alpha1 = storagev1alpha1.New(rc)
-	}
-	if rc, err := lean(std.StorageV1beta1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.storageV1beta1 = storagev1beta1.New(rc)
-	}
-	if rc, err := lean(std.StoragemigrationV1beta1().RESTClient()); err != nil {
-		return g, err
-	} else {
-		g.storagemigrationV1beta1 = storagemigrationv1beta1.New(rc)
-	}
-	return g, nil
+	g.admissionregistrationV1 = admissionregistrationv1.New(rc(std.AdmissionregistrationV1().RESTClient()))
+	g.admissionregistrationV1alpha1 = admissionregistrationv1alpha1.New(rc(std.AdmissionregistrationV1alpha1().RESTClient()))
+	g.admissionregistrationV1beta1 = admissionregistrationv1beta1.New(rc(std.AdmissionregistrationV1beta1().RESTClient()))
+	g.appsV1 = appsv1.New(rc(std.AppsV1().RESTClient()))
+	g.appsV1beta1 = appsv1beta1.New(rc(std.AppsV1beta1().RESTClient()))
+	g.appsV1beta2 = appsv1beta2.New(rc(std.AppsV1beta2().RESTClient()))
+	g.authenticationV1 = authenticationv1.New(rc(std.AuthenticationV1().RESTClient()))
+	g.authenticationV1alpha1 = authenticationv1alpha1.New(rc(std.AuthenticationV1alpha1().RESTClient()))
+	g.authenticationV1beta1 = authenticationv1beta1.New(rc(std.AuthenticationV1beta1().RESTClient()))
+	g.authorizationV1 = authorizationv1.New(rc(std.AuthorizationV1().RESTClient()))
+	g.authorizationV1beta1 = authorizationv1beta1.New(rc(std.AuthorizationV1beta1().RESTClient()))
+	g.autoscalingV1 = autoscalingv1.New(rc(std.AutoscalingV1().RESTClient()))
+	g.autoscalingV2 = autoscalingv2.New(rc(std.AutoscalingV2().RESTClient()))
+	g.batchV1 = batchv1.New(rc(std.BatchV1().RESTClient()))
+	g.batchV1beta1 = batchv1beta1.New(rc(std.BatchV1beta1().RESTClient()))
+	g.certificatesV1 = certificatesv1.New(rc(std.CertificatesV1().RESTClient()))
+	g.certificatesV1alpha1 = certificatesv1alpha1.New(rc(std.CertificatesV1alpha1().RESTClient()))
+	g.certificatesV1beta1 = certificatesv1beta1.New(rc(std.CertificatesV1beta1().RESTClient()))
+	g.coordinationV1 = coordinationv1.New(rc(std.CoordinationV1().RESTClient()))
+	g.coordinationV1alpha2 = coordinationv1alpha2.New(rc(std.CoordinationV1alpha2().RESTClient()))
+	g.coordinationV1beta1 = coordinationv1beta1.New(rc(std.CoordinationV1beta1().RESTClient()))
+	g.coreV1 = corev1.New(rc(std.CoreV1().RESTClient()))
+	g.discoveryV1 = discoveryv1.New(rc(std.DiscoveryV1().RESTClient()))
+	g.discoveryV1beta1 = discoveryv1beta1.New(rc(std.DiscoveryV1beta1().RESTClient()))
+	g.eventsV1 = eventsv1.New(rc(std.EventsV1().RESTClient()))
+	g.eventsV1beta1 = eventsv1beta1.New(rc(std.EventsV1beta1().RESTClient()))
+	g.extensionsV1beta1 = extensionsv1beta1.New(rc(std.ExtensionsV1beta1().RESTClient()))
+	g.flowcontrolV1 = flowcontrolv1.New(rc(std.FlowcontrolV1().RESTClient()))
+	g.flowcontrolV1beta1 = flowcontrolv1beta1.New(rc(std.FlowcontrolV1beta1().RESTClient()))
+	g.flowcontrolV1beta2 = flowcontrolv1beta2.New(rc(std.FlowcontrolV1beta2().RESTClient()))
+	g.flowcontrolV1beta3 = flowcontrolv1beta3.New(rc(std.FlowcontrolV1beta3().RESTClient()))
+	g.internalV1alpha1 = apiserverinternalv1alpha1.New(rc(std.InternalV1alpha1().RESTClient()))
+	g.networkingV1 = networkingv1.New(rc(std.NetworkingV1().RESTClient()))
+	g.networkingV1beta1 = networkingv1beta1.New(rc(std.NetworkingV1beta1().RESTClient()))
+	g.nodeV1 = nodev1.New(rc(std.NodeV1().RESTClient()))
+	g.nodeV1alpha1 = nodev1alpha1.New(rc(std.NodeV1alpha1().RESTClient()))
+	g.nodeV1beta1 = nodev1beta1.New(rc(std.NodeV1beta1().RESTClient()))
+	g.policyV1 = policyv1.New(rc(std.PolicyV1().RESTClient()))
+	g.policyV1beta1 = policyv1beta1.New(rc(std.PolicyV1beta1().RESTClient()))
+	g.rbacV1 = rbacv1.New(rc(std.RbacV1().RESTClient()))
+	g.rbacV1alpha1 = rbacv1alpha1.New(rc(std.RbacV1alpha1().RESTClient()))
+	g.rbacV1beta1 = rbacv1beta1.New(rc(std.RbacV1beta1().RESTClient()))
+	g.resourceV1 = resourcev1.New(rc(std.ResourceV1().RESTClient()))
+	g.resourceV1alpha3 = resourcev1alpha3.New(rc(std.ResourceV1alpha3().RESTClient()))
+	g.resourceV1beta1 = resourcev1beta1.New(rc(std.ResourceV1beta1().RESTClient()))
+	g.resourceV1beta2 = resourcev1beta2.New(rc(std.ResourceV1beta2().RESTClient()))
+	g.schedulingV1 = schedulingv1.New(rc(std.SchedulingV1().RESTClient()))
+	g.schedulingV1beta1 = schedulingv1beta1.New(rc(std.SchedulingV1beta1().RESTClient()))
+	g.storageV1 = storagev1.New(rc(std.StorageV1().RESTClient()))
+	g.storageV1alpha1 = storagev1alpha1.New(rc(std.StorageV1alpha1().RESTClient()))
+	g.storageV1beta1 = storagev1beta1.New(rc(std.StorageV1beta1().RESTClient()))
+	g.storagemigrationV1beta1 = storagemigrationv1beta1.New(rc(std.StoragemigrationV1beta1().RESTClient()))
+	return g, err
 }
 
 // AdmissionregistrationV1 returns the AdmissionregistrationV1 client, decoding with fanout's decoder.

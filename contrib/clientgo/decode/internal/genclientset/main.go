@@ -156,12 +156,13 @@ func generate(groupsFile string) ([]byte, error) {
 	for _, g := range gs {
 		fmt.Fprintf(&b, "\t%s %s.%s\n", g.field, g.alias, g.iface)
 	}
-	b.WriteString("}\n\n// newLeanGroups builds every typed group client over the REST client\n// lean returns for the group's client in std.\n")
-	b.WriteString("func newLeanGroups(std *kubernetes.Clientset, lean func(rest.Interface) (*rest.RESTClient, error)) (leanGroups, error) {\n\tvar g leanGroups\n")
+	b.WriteString("}\n\n// newLeanGroups builds every typed group client over the REST client\n// lean returns for the group's client in std; the first error lean\n// returns is the result's.\n")
+	b.WriteString("func newLeanGroups(std *kubernetes.Clientset, lean func(rest.Interface) (*rest.RESTClient, error)) (g leanGroups, err error) {\n")
+	b.WriteString("\trc := func(c rest.Interface) *rest.RESTClient {\n\t\tr, e := lean(c)\n\t\tif err == nil {\n\t\t\terr = e\n\t\t}\n\t\treturn r\n\t}\n")
 	for _, g := range gs {
-		fmt.Fprintf(&b, "\tif rc, err := lean(std.%s().RESTClient()); err != nil {\n\t\treturn g, err\n\t} else {\n\t\tg.%s = %s.New(rc)\n\t}\n", g.method, g.field, g.alias)
+		fmt.Fprintf(&b, "\tg.%s = %s.New(rc(std.%s().RESTClient()))\n", g.field, g.alias, g.method)
 	}
-	b.WriteString("\treturn g, nil\n}\n")
+	b.WriteString("\treturn g, err\n}\n")
 	for _, g := range gs {
 		fmt.Fprintf(&b, "\n// %s returns the %s client, decoding with fanout's decoder.\nfunc (c *Clientset) %s() %s.%s { return c.groups.%s }\n", g.method, g.method, g.method, g.alias, g.iface, g.field)
 	}

@@ -34,6 +34,15 @@ const (
 	kSliceMessage             // a slice type with its own Unmarshal (metav1.Verbs), made empty, not nil, before it is decoded
 )
 
+// scalarKinds gives, for each scalar Go kind, the kinds of a field of it,
+// of a pointer to it and of a slice of it.
+var scalarKinds = map[reflect.Kind][3]kind{
+	reflect.String: {kString, kPtrString, kStrings},
+	reflect.Bool:   {kBool, kPtrBool, kBools},
+	reflect.Int32:  {kInt32, kPtrInt32, kInt32s},
+	reflect.Int64:  {kInt64, kPtrInt64, kInt64s},
+}
+
 // field is the plan for one tagged field.
 type field struct {
 	name   string
@@ -140,49 +149,35 @@ func fieldPlan(sf reflect.StructField, building map[reflect.Type]*plan) (*field,
 		}
 		return nil
 	}
+	if k, ok := scalarKinds[t.Kind()]; ok {
+		f.kind = k[0]
+		return f, true
+	}
 	switch t.Kind() {
-	case reflect.String:
-		f.kind = kString
-	case reflect.Bool:
-		f.kind = kBool
-	case reflect.Int32:
-		f.kind = kInt32
-	case reflect.Int64:
-		f.kind = kInt64
 	case reflect.Struct:
 		f.kind, f.elem = kMessage, message(t)
 	case reflect.Pointer:
-		switch e := t.Elem(); e.Kind() {
-		case reflect.String:
-			f.kind = kPtrString
-		case reflect.Bool:
-			f.kind = kPtrBool
-		case reflect.Int32:
-			f.kind = kPtrInt32
-		case reflect.Int64:
-			f.kind = kPtrInt64
-		case reflect.Struct:
+		e := t.Elem()
+		k, scalar := scalarKinds[e.Kind()]
+		switch {
+		case scalar:
+			f.kind = k[1]
+		case e.Kind() == reflect.Struct:
 			f.kind, f.elem = kPtrMessage, message(e)
 		default:
 			return nil, false
 		}
 	case reflect.Slice:
-		if reflect.PointerTo(t).Implements(unmarshalerType) {
+		e := t.Elem()
+		k, scalar := scalarKinds[e.Kind()]
+		switch {
+		case reflect.PointerTo(t).Implements(unmarshalerType):
 			f.kind, f.elem = kSliceMessage, message(t)
-			break
-		}
-		switch e := t.Elem(); e.Kind() {
-		case reflect.Uint8:
+		case scalar:
+			f.kind = k[2]
+		case e.Kind() == reflect.Uint8:
 			f.kind = kBytes
-		case reflect.String:
-			f.kind = kStrings
-		case reflect.Bool:
-			f.kind = kBools
-		case reflect.Int32:
-			f.kind = kInt32s
-		case reflect.Int64:
-			f.kind = kInt64s
-		case reflect.Struct:
+		case e.Kind() == reflect.Struct:
 			f.kind, f.elem = kMessages, message(e)
 		default:
 			return nil, false
