@@ -97,6 +97,7 @@ func requireEqual(t *testing.T, what string, want, got any) {
 // clientset and with a client of RESTClientFor, and requires the same
 // list and the same events, and that equal parts of Pods are shared.
 func TestRESTClientForDecodesAsClientGo(t *testing.T) {
+	shared, pairs := 0, 0
 	for seed := range int64(8) {
 		pods := randomPods(seed, 30)
 		cfg := fakeAPI(protoBody(t, &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "9"}, Items: pods}),
@@ -109,12 +110,32 @@ func TestRESTClientForDecodesAsClientGo(t *testing.T) {
 		}
 		requireEqual(t, "list", wantList, gotList)
 		requireEqual(t, "events", wantEvents, gotEvents)
-		items := gotList.(*corev1.PodList).Items
-		// Kept when met the second time, shared the third.
-		if a, b := items[11], items[21]; len(a.Spec.Containers) > 0 && &a.Spec.Containers[0] != &b.Spec.Containers[0] {
-			t.Fatalf("seed %d: equal containers of two Pods were decoded twice", seed)
+		s, p := sharedContainers(gotList.(*corev1.PodList).Items)
+		shared, pairs = shared+s, pairs+p
+	}
+	if pairs < 40 || shared < pairs*9/10 {
+		t.Fatalf("%d of %d pairs of equal containers shared", shared, pairs)
+	}
+}
+
+// sharedContainers counts the Pods of the last third of items (copies of
+// the first, as randomPods makes them) whose containers are those of the
+// Pod of the middle third they copy: a value is kept the second time it
+// is met, shared from the third (or nearly always: the filter of first
+// sightings is direct-mapped, and can forget one).
+func sharedContainers(items []corev1.Pod) (shared, pairs int) {
+	third := len(items) / 3
+	for i := 2 * third; i < len(items); i++ {
+		a, b := items[i-third], items[i]
+		if len(a.Spec.Containers) == 0 {
+			continue
+		}
+		pairs++
+		if &a.Spec.Containers[0] == &b.Spec.Containers[0] {
+			shared++
 		}
 	}
+	return shared, pairs
 }
 
 // TestRESTClientForOtherGroups lists Deployments (apps/v1, under /apis)
@@ -187,8 +208,8 @@ func TestNewClientsetDecodesAsClientGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	requireEqual(t, "pods", want, got)
-	if a, b := got.Items[11], got.Items[21]; &a.Spec.Containers[0] != &b.Spec.Containers[0] {
-		t.Fatal("the Clientset's Pods were not built by the lean decoder")
+	if shared, pairs := sharedContainers(got.Items); pairs < 5 || shared < pairs-1 {
+		t.Fatalf("%d of %d pairs of equal containers shared: the Clientset's Pods were not built by the lean decoder", shared, pairs)
 	}
 	var kube kubernetes.Interface = cs
 	if kube.AppsV1().RESTClient().APIVersion() != appsv1.SchemeGroupVersion {

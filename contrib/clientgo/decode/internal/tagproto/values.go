@@ -25,7 +25,7 @@ type Values struct {
 	slots []valueSlot
 	older []bool
 	mask  uint64
-	seen  []uint64 // hashes met once, direct-mapped
+	seen  []uint64 // hashes met once, direct-mapped, eight per slot
 	held  int      // bytes of encodings held, at most maxHeld
 }
 
@@ -53,7 +53,7 @@ func NewValues(size int) *Values {
 	for n < size {
 		n *= 2
 	}
-	return &Values{seed: maphash.MakeSeed(), slots: make([]valueSlot, n), older: make([]bool, n/2), mask: uint64(n/2 - 1), seen: make([]uint64, 2*n)}
+	return &Values{seed: maphash.MakeSeed(), slots: make([]valueSlot, n), older: make([]bool, n/2), mask: uint64(n/2 - 1), seen: make([]uint64, 8*n)}
 }
 
 func (v *Values) hash(f *field, enc []byte) uint64 {
