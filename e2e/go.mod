@@ -3,6 +3,7 @@ module github.com/kfanout/fanout/e2e
 go 1.26.0
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/google/uuid v1.6.0
 	github.com/kfanout/fanout v0.0.0
 	github.com/kfanout/fanout/contrib/clientgo v0.0.0
