@@ -104,3 +104,32 @@ func TestValuesHeldBound(t *testing.T) {
 		t.Fatalf("only %d bytes held", v.held)
 	}
 }
+
+// TestRunsMadeAtFinalSize decodes a Pod whose repeated fields hold three
+// values each, with and without Values, and requires slices without spare
+// capacity: runs are counted before they are decoded, not grown by append.
+func TestRunsMadeAtFinalSize(t *testing.T) {
+	p := &corev1.Pod{Spec: corev1.PodSpec{
+		Containers:  []corev1.Container{{Name: "a", Args: []string{"1", "2", "3"}}, {Name: "b"}, {Name: "c"}},
+		Tolerations: []corev1.Toleration{{Key: "x"}, {Key: "y"}, {Key: "z"}},
+	}}
+	b, err := p.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []*Decoder{{}, {Values: NewValues(64)}} {
+		var got corev1.Pod
+		if err := d.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		for name, lc := range map[string][2]int{
+			"containers":  {len(got.Spec.Containers), cap(got.Spec.Containers)},
+			"tolerations": {len(got.Spec.Tolerations), cap(got.Spec.Tolerations)},
+			"args":        {len(got.Spec.Containers[0].Args), cap(got.Spec.Containers[0].Args)},
+		} {
+			if lc[0] != 3 || lc[1] != 3 {
+				t.Errorf("values %v: %s has length %d, capacity %d, want 3 and 3", d.Values != nil, name, lc[0], lc[1])
+			}
+		}
+	}
+}
