@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
+	"github.com/kfanout/fanout/contrib/clientgo/decode/internal/tagjson"
 	"github.com/kfanout/fanout/contrib/clientgo/decode/internal/tagproto"
 )
 
@@ -63,9 +64,14 @@ type negotiated struct {
 
 func newNegotiated(s *runtime.Scheme, base runtime.NegotiatedSerializer) *negotiated {
 	n := &negotiated{NegotiatedSerializer: base}
+	t := newTables()
 	for _, info := range base.SupportedMediaTypes() {
-		if info.MediaType == runtime.ContentTypeProtobuf && info.Serializer != nil {
-			info.Serializer = &leanSerializer{Serializer: info.Serializer, scheme: s, tables: newTables()}
+		switch {
+		case info.Serializer == nil:
+		case info.MediaType == runtime.ContentTypeProtobuf:
+			info.Serializer = &leanSerializer{Serializer: info.Serializer, scheme: s, tables: t}
+		case info.MediaType == runtime.ContentTypeJSON:
+			info.Serializer = &leanJSONSerializer{Serializer: info.Serializer, scheme: s, tables: t}
 		}
 		n.types = append(n.types, info)
 	}
@@ -77,20 +83,38 @@ func (n *negotiated) SupportedMediaTypes() []runtime.SerializerInfo { return n.t
 // tables are the string table and the shared values of one client,
 // used by one decode at a time, and made by the first.
 type tables struct {
-	mu  sync.Mutex
-	dec *tagproto.Decoder
+	mu    sync.Mutex
+	proto *tagproto.Decoder
+	json  *tagjson.Decoder
 }
 
 func newTables() *tables { return &tables{} }
 
-// unmarshal decodes b into obj with the client's tables.
+// make makes the decoders at their first use; t.mu is held.
+func (t *tables) make() {
+	if t.proto == nil {
+		strings := tagproto.NewTable(1 << 16).String
+		t.proto = &tagproto.Decoder{Strings: strings, Values: tagproto.NewValues(1 << 14)}
+		t.json = &tagjson.Decoder{Strings: strings}
+	}
+}
+
+// unmarshal decodes the protobuf message b into obj with the client's
+// tables.
 func (t *tables) unmarshal(b []byte, obj any) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.dec == nil {
-		t.dec = &tagproto.Decoder{Strings: tagproto.NewTable(1 << 16).String, Values: tagproto.NewValues(1 << 14)}
-	}
-	return t.dec.Unmarshal(b, obj)
+	t.make()
+	return t.proto.Unmarshal(b, obj)
+}
+
+// unmarshalJSON decodes the JSON text b into obj, a zero value, with the
+// client's string table.
+func (t *tables) unmarshalJSON(b []byte, obj any) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.make()
+	return t.json.Unmarshal(b, obj)
 }
 
 // protobufPrefix starts every protobuf-enveloped Kubernetes object.

@@ -3,15 +3,18 @@ package decode
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
 	"reflect"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -22,15 +25,27 @@ import (
 	"sigs.k8s.io/randfill"
 )
 
-// fakeAPI serves body for lists and watchBody for watches, in protobuf.
-func fakeAPI(list, watchStream []byte) *rest.Config {
-	return &rest.Config{Host: "http://fake", ContentConfig: rest.ContentConfig{ContentType: protoType},
+// codecs are the media types the lean clients decode themselves.
+var codecs = []string{protoType, jsonType}
+
+// body returns obj as a response body of media type ct.
+func body(t testing.TB, ct string, obj runtime.Object) []byte {
+	if ct == protoType {
+		return protoBody(t, obj)
+	}
+	return jsonBody(t, obj)
+}
+
+// fakeAPI serves list for lists and watchStream for watches, in media
+// type ct.
+func fakeAPI(ct string, list, watchStream []byte) *rest.Config {
+	return &rest.Config{Host: "http://fake", ContentConfig: rest.ContentConfig{ContentType: ct},
 		Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
 			body := list
 			if r.URL.Query().Get("watch") == "true" {
 				body = watchStream
 			}
-			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {protoType}},
+			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {ct}},
 				Body: io.NopCloser(bytes.NewReader(body)), Request: r}, nil
 		})}
 }
@@ -38,7 +53,7 @@ func fakeAPI(list, watchStream []byte) *rest.Config {
 // randomPods returns n random Pods, every Pod after the first third a
 // copy of one before it under another name, as Pods of one workload are.
 func randomPods(seed int64, n int) []corev1.Pod {
-	f := randfill.NewWithSeed(seed).NilChance(0.2).NumElements(1, 3).MaxDepth(7)
+	f := randfill.NewWithSeed(seed).NilChance(0.2).NumElements(1, 3).MaxDepth(7).Funcs(encodable...)
 	pods := make([]corev1.Pod, n)
 	for i := range pods {
 		if i >= n/3 && i > 0 {
@@ -49,6 +64,18 @@ func randomPods(seed int64, n int) []corev1.Pod {
 		f.Fill(&pods[i])
 	}
 	return pods
+}
+
+// encodable fill times, managed fields and quantities with values JSON
+// can hold.
+var encodable = []any{
+	func(t *metav1.Time, c randfill.Continue) { *t = metav1.Unix(c.Int63n(4e9), 0) },
+	func(m *metav1.FieldsV1, c randfill.Continue) {
+		m.Raw = fmt.Appendf(nil, `{"f:metadata":{"f:labels":{%q:{}}}}`, c.String(8))
+	},
+	func(q *resource.Quantity, c randfill.Continue) {
+		*q = *resource.NewMilliQuantity(c.Int63n(1e9), resource.DecimalSI)
+	},
 }
 
 func podEvents(pods []corev1.Pod) []watch.Event {
@@ -94,28 +121,52 @@ func requireEqual(t *testing.T, what string, want, got any) {
 }
 
 // TestRESTClientForDecodesAsClientGo lists and watches random Pods with a
-// clientset and with a client of RESTClientFor, and requires the same
-// list and the same events, and that equal parts of Pods are shared.
+// clientset and with a client of RESTClientFor, in each codec, and
+// requires the same list and the same events, and that equal parts of
+// Pods are shared: whole containers in protobuf, strings in JSON.
 func TestRESTClientForDecodesAsClientGo(t *testing.T) {
-	shared, pairs := 0, 0
-	for seed := range int64(8) {
-		pods := randomPods(seed, 30)
-		cfg := fakeAPI(protoBody(t, &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "9"}, Items: pods}),
-			watchBody(t, protoType, podEvents(pods)...))
-		wantList, wantEvents, werr := listAndWatch(t, kubernetes.NewForConfigOrDie(cfg).CoreV1())
-		lean := leanCoreV1(t, cfg)
-		gotList, gotEvents, gerr := listAndWatch(t, lean)
-		if werr != nil || gerr != nil {
-			t.Fatalf("list errors: client-go %v, lean %v", werr, gerr)
+	for _, ct := range codecs {
+		shared, pairs := 0, 0
+		for seed := range int64(8) {
+			pods := randomPods(seed, 30)
+			cfg := fakeAPI(ct, body(t, ct, &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "9"}, Items: pods}),
+				watchBody(t, ct, podEvents(pods)...))
+			wantList, wantEvents, werr := listAndWatch(t, kubernetes.NewForConfigOrDie(cfg).CoreV1())
+			lean := leanCoreV1(t, cfg)
+			gotList, gotEvents, gerr := listAndWatch(t, lean)
+			if werr != nil || gerr != nil {
+				t.Fatalf("%s: list errors: client-go %v, lean %v", ct, werr, gerr)
+			}
+			requireEqual(t, ct+" list", wantList, gotList)
+			requireEqual(t, ct+" events", wantEvents, gotEvents)
+			s, p := sharedParts(ct, gotList.(*corev1.PodList).Items)
+			shared, pairs = shared+s, pairs+p
 		}
-		requireEqual(t, "list", wantList, gotList)
-		requireEqual(t, "events", wantEvents, gotEvents)
-		s, p := sharedContainers(gotList.(*corev1.PodList).Items)
-		shared, pairs = shared+s, pairs+p
+		if pairs < 40 || shared < pairs*9/10 {
+			t.Fatalf("%s: %d of %d pairs of equal containers shared", ct, shared, pairs)
+		}
 	}
-	if pairs < 40 || shared < pairs*9/10 {
-		t.Fatalf("%d of %d pairs of equal containers shared", shared, pairs)
+}
+
+// sharedParts counts, for the media type ct, the pairs of equal
+// containers (see sharedContainers) that share their value in protobuf,
+// or their name's bytes in JSON.
+func sharedParts(ct string, items []corev1.Pod) (shared, pairs int) {
+	if ct == protoType {
+		return sharedContainers(items)
 	}
+	third := len(items) / 3
+	for i := 2 * third; i < len(items); i++ {
+		a, b := items[i-third], items[i]
+		if len(a.Spec.Containers) == 0 || a.Spec.Containers[0].Name == "" {
+			continue
+		}
+		pairs++
+		if unsafe.StringData(a.Spec.Containers[0].Name) == unsafe.StringData(b.Spec.Containers[0].Name) {
+			shared++
+		}
+	}
+	return shared, pairs
 }
 
 // sharedContainers counts the Pods of the last third of items (copies of
@@ -139,53 +190,58 @@ func sharedContainers(items []corev1.Pod) (shared, pairs int) {
 }
 
 // TestRESTClientForOtherGroups lists Deployments (apps/v1, under /apis)
-// both ways.
+// both ways, in each codec.
 func TestRESTClientForOtherGroups(t *testing.T) {
-	f := randfill.NewWithSeed(3).NilChance(0.2).NumElements(1, 3).MaxDepth(7)
-	list := &appsv1.DeploymentList{}
-	f.Fill(list)
-	list.TypeMeta = metav1.TypeMeta{}
-	cfg := fakeAPI(protoBody(t, list), nil)
-	want, err := kubernetes.NewForConfigOrDie(cfg).AppsV1().Deployments("ns").List(context.Background(), metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
+	for _, ct := range codecs {
+		f := randfill.NewWithSeed(3).NilChance(0.2).NumElements(1, 3).MaxDepth(7).Funcs(encodable...)
+		list := &appsv1.DeploymentList{}
+		f.Fill(list)
+		list.TypeMeta = metav1.TypeMeta{}
+		cfg := fakeAPI(ct, body(t, ct, list), nil)
+		want, err := kubernetes.NewForConfigOrDie(cfg).AppsV1().Deployments("ns").List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc, err := RESTClientFor(cfg, appsv1.SchemeGroupVersion)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := appsv1client.New(rc).Deployments("ns").List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		requireEqual(t, ct+" deployments", want, got)
 	}
-	rc, err := RESTClientFor(cfg, appsv1.SchemeGroupVersion)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := appsv1client.New(rc).Deployments("ns").List(context.Background(), metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	requireEqual(t, "deployments", want, got)
 }
 
-// TestRESTClientForDamaged cuts and corrupts list and watch bodies and
-// requires the same errors and the same objects from both clients.
+// TestRESTClientForDamaged cuts and corrupts list and watch bodies, in
+// each codec, and requires the same errors and the same objects from both
+// clients.
 func TestRESTClientForDamaged(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 5))
 	pods := randomPods(11, 6)
-	list := protoBody(t, &corev1.PodList{Items: pods})
-	stream := watchBody(t, protoType, podEvents(pods)...)
-	for range 200 {
-		l, s := bytes.Clone(list), bytes.Clone(stream)
-		if r.IntN(2) == 0 {
-			l, s = l[:r.IntN(len(l))], s[:r.IntN(len(s))]
-		} else {
-			l[r.IntN(len(l))] = byte(r.Uint32())
-			s[r.IntN(len(s))] = byte(r.Uint32())
+	for _, ct := range codecs {
+		list := body(t, ct, &corev1.PodList{Items: pods})
+		stream := watchBody(t, ct, podEvents(pods)...)
+		for range 200 {
+			l, s := bytes.Clone(list), bytes.Clone(stream)
+			if r.IntN(2) == 0 {
+				l, s = l[:r.IntN(len(l))], s[:r.IntN(len(s))]
+			} else {
+				l[r.IntN(len(l))] = byte(r.Uint32())
+				s[r.IntN(len(s))] = byte(r.Uint32())
+			}
+			cfg := fakeAPI(ct, l, s)
+			wantList, wantEvents, werr := listAndWatch(t, kubernetes.NewForConfigOrDie(cfg).CoreV1())
+			gotList, gotEvents, gerr := listAndWatch(t, leanCoreV1(t, cfg))
+			if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+				t.Fatalf("%s: list errors: client-go %v, lean %v", ct, werr, gerr)
+			}
+			if werr == nil {
+				requireEqual(t, ct+" list", wantList, gotList)
+			}
+			requireEqual(t, ct+" events", wantEvents, gotEvents)
 		}
-		cfg := fakeAPI(l, s)
-		wantList, wantEvents, werr := listAndWatch(t, kubernetes.NewForConfigOrDie(cfg).CoreV1())
-		gotList, gotEvents, gerr := listAndWatch(t, leanCoreV1(t, cfg))
-		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
-			t.Fatalf("list errors: client-go %v, lean %v", werr, gerr)
-		}
-		if werr == nil {
-			requireEqual(t, "list", wantList, gotList)
-		}
-		requireEqual(t, "events", wantEvents, gotEvents)
 	}
 }
 
@@ -194,7 +250,7 @@ func TestRESTClientForDamaged(t *testing.T) {
 // shared (the lean decoder built them).
 func TestNewClientsetDecodesAsClientGo(t *testing.T) {
 	pods := randomPods(5, 30)
-	cfg := fakeAPI(protoBody(t, &corev1.PodList{Items: pods}), nil)
+	cfg := fakeAPI(protoType, protoBody(t, &corev1.PodList{Items: pods}), nil)
 	cs, err := NewClientset(cfg)
 	if err != nil {
 		t.Fatal(err)
