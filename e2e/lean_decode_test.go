@@ -7,6 +7,7 @@ import (
 	"sort"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -37,17 +38,24 @@ func leanPod(ns string, i int) *corev1.Pod {
 }
 
 // TestLeanClientsetAsClientGo lists and watches Pods of a real
-// kube-apiserver, over protobuf, through a clientset and through
-// decode.NewClientset (fanout's decoder), each with an informer of its
-// factory, while Pods are created, updated and deleted. Both informers'
-// stores must end equal, object for object, to the server's list; the
-// lists of both clients at one resourceVersion must be equal; and the lean
-// objects must share what Pods of one workload have in common.
+// kube-apiserver, over protobuf and over JSON, through a clientset and
+// through decode.NewClientset (fanout's decoders), each with an informer
+// of its factory, while Pods are created, updated and deleted. Both
+// informers' stores must end equal, object for object, to the server's
+// list; the lists of both clients at one resourceVersion must be equal;
+// and the lean objects must share what Pods of one workload have in
+// common (in protobuf their tolerations, in JSON their images' bytes).
 func TestLeanClientsetAsClientGo(t *testing.T) {
+	for _, ct := range []string{"application/vnd.kubernetes.protobuf", "application/json"} {
+		t.Run(ct, func(t *testing.T) { leanClientsetAsClientGo(t, ct) })
+	}
+}
+
+func leanClientsetAsClientGo(t *testing.T, contentType string) {
 	c := needCluster(t)
 	ctx := context.Background()
 	cfg := c.config(t, "kubeconfig")
-	cfg.ContentType = "application/vnd.kubernetes.protobuf"
+	cfg.ContentType = contentType
 	std, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -123,13 +131,17 @@ func TestLeanClientsetAsClientGo(t *testing.T) {
 	for i := range got.Items {
 		for j := range i {
 			a, b := &got.Items[i], &got.Items[j]
-			if a.Labels["app"] == b.Labels["app"] && &a.Spec.Tolerations[0] == &b.Spec.Tolerations[0] {
+			if a.Labels["app"] != b.Labels["app"] {
+				continue
+			}
+			if contentType == "application/json" && unsafe.StringData(a.Spec.Containers[0].Image) == unsafe.StringData(b.Spec.Containers[0].Image) ||
+				&a.Spec.Tolerations[0] == &b.Spec.Tolerations[0] {
 				shared++
 			}
 		}
 	}
 	if shared == 0 {
-		t.Fatal("no two Pods of one workload share their tolerations: the lean decoder did not build them")
+		t.Fatal("no two Pods of one workload share their parts: the lean decoder did not build them")
 	}
 }
 

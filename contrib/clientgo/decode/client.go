@@ -16,12 +16,14 @@ import (
 
 // RESTClientFor returns a RESTClient for the group version gv of cfg, as
 // the typed client of gv builds it (wrap it with that client's New, such
-// as corev1client.New), except that protobuf objects are decoded by
-// fanout's own decoder: it reads the k8s.io/api types' protobuf tags,
-// makes each repeated string once, and gives objects whose encoded parts
-// equal ones it decoded before the same values (a sub-message, a list,
-// a map), instead of building them again. Objects equal what client-go
-// decodes. JSON responses are decoded by client-go's decoder.
+// as corev1client.New), except that typed objects are decoded by fanout's
+// own decoders, in protobuf and in JSON: they read the k8s.io/api types'
+// tags and make each repeated string once; the protobuf one also gives
+// objects whose encoded parts equal ones it decoded before the same
+// values (a sub-message, a list, a map), instead of building them again.
+// Objects equal what client-go decodes; where the JSON decoder meets
+// input it does not handle, or input client-go would reject, client-go's
+// JSON decoder decodes it again and its result or error stands.
 //
 // Objects from this client share memory with one another and must never
 // be modified, not even by an informer's transform (which may set the
@@ -29,7 +31,7 @@ import (
 // copy a slice, map or pointed-to value before changing what is in it,
 // labels included): use it to list and watch for informers, whose cache
 // is read-only already, not to read objects you change and send back. To
-// share them, the client's decoder keeps up to 65,536 strings and 16,384
+// share them, the client's decoders keep up to 65,536 strings and 16,384
 // values (with at most 32 MiB of their encodings) alive for as long as
 // the client lives.
 func RESTClientFor(cfg *rest.Config, gv schema.GroupVersion) (*rest.RESTClient, error) {
@@ -115,6 +117,15 @@ func (t *tables) unmarshalJSON(b []byte, obj any) error {
 	defer t.mu.Unlock()
 	t.make()
 	return t.json.Unmarshal(b, obj)
+}
+
+// unmarshalObject decodes the JSON object b into unstructured content with
+// the client's string table.
+func (t *tables) unmarshalObject(b []byte) (map[string]any, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.make()
+	return t.json.UnmarshalObject(b)
 }
 
 // protobufPrefix starts every protobuf-enveloped Kubernetes object.

@@ -6,9 +6,9 @@ import (
 )
 
 // Clientset is a kubernetes.Interface whose typed group clients decode
-// protobuf objects with fanout's decoder (see RESTClientFor): give it to an
-// informer factory, and every informer it makes lists and watches through
-// that decoder. Discovery, and groups newer than the lowest supported
+// protobuf and JSON objects with fanout's decoders (see RESTClientFor):
+// give it to an informer factory, and every informer it makes lists and
+// watches through them. Discovery, and groups newer than the lowest supported
 // client-go, are the embedded clientset's.
 //
 // As with RESTClientFor, objects from it share memory and must never be

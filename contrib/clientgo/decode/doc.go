@@ -7,23 +7,24 @@
 //     client decodes them, so that they are never allocated. Any client
 //     built on the wrapped rest.Config gets objects equal to what
 //     client-go decodes, less the dropped fields.
-//   - NewClientset and RESTClientFor: clients whose protobuf objects are
-//     built by fanout's own decoder, which reads the k8s.io/api types'
-//     protobuf tags, makes each repeated string once and gives equal
-//     encoded parts (a container, a label map, a list of tolerations) one
-//     shared value while decoding, instead of building them again. Objects
-//     equal what client-go decodes, and share memory: they are for
-//     informers, whose cache is read-only, not for objects you change.
+//   - NewClientset and RESTClientFor: clients whose objects, protobuf or
+//     JSON, are built by fanout's own decoders, which read the k8s.io/api
+//     types' protobuf or JSON tags and make each repeated string once;
+//     the protobuf one also gives equal encoded parts (a container, a
+//     label map, a list of tolerations) one shared value while decoding,
+//     instead of building them again. Objects equal what client-go
+//     decodes, and share memory: they are for informers, whose cache is
+//     read-only, not for objects you change.
 //
 // Together:
 //
 //	cfg = decode.Wrap(cfg, decode.Options{DropManagedFields: true})
 //	cs, err := decode.NewClientset(cfg) // give cs to an informer factory
 //
-// With a JSON content type, or with client-go's clients, pair the filter
-// with informer.ShareEqualValues (or the lighter
-// informer.InternLabelsAndAnnotations) as the informer's transform
-// instead; BENCHMARKS.md measures each.
+// With client-go's clients, or with unstructured objects (which fanout's
+// decoders do not build), pair the filter with informer.ShareEqualValues
+// (or the lighter informer.InternLabelsAndAnnotations) as the informer's
+// transform instead; BENCHMARKS.md measures each.
 package decode
 
 //go:generate env GOWORK=off go run ./internal/genclientset

@@ -25,6 +25,8 @@ func ExampleWrap() {
 // ExampleNewClientset gives an informer factory a clientset whose
 // informers decode Pods with fanout's decoder, over a config whose
 // responses never carry managedFields. Objects from it are read-only.
+// Protobuf is the leanest; JSON, client-go's default, is decoded by
+// fanout's JSON decoder.
 func ExampleNewClientset() {
 	cfg := &rest.Config{Host: "https://127.0.0.1:6443"}
 	cfg.ContentType = "application/vnd.kubernetes.protobuf"

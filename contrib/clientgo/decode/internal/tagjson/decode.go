@@ -54,7 +54,7 @@ func (d *Decoder) value(s *scanner, p *plan, ptr unsafe.Pointer, depth int) erro
 	if p.kind == kDelegate {
 		return d.delegate(s, p, ptr, depth)
 	}
-	if c == 'n' {
+	if c == 'n' && p.kind != kAny {
 		if err := s.literal("null"); err != nil {
 			return err
 		}
@@ -102,7 +102,19 @@ func (d *Decoder) value(s *scanner, p *plan, ptr unsafe.Pointer, depth int) erro
 	case kSlice:
 		return d.array(s, p, ptr, depth)
 	case kMap:
+		if p.typ == anyMap {
+			if c != '{' {
+				return errUnsupported
+			}
+			m, err := d.anyObject(s, depth)
+			*(*map[string]any)(ptr) = m
+			return err
+		}
 		return d.mapping(s, p, ptr, depth)
+	case kAny:
+		v, err := d.anyValue(s, depth)
+		*(*any)(ptr) = v
+		return err
 	}
 	return nil
 }

@@ -111,10 +111,14 @@ func requireAgrees(tb testing.TB, t reflect.Type, b []byte, intern bool) bool {
 	return true
 }
 
+// unstructuredType is what unstructured objects are decoded into.
+var unstructuredType = reflect.TypeFor[map[string]any]()
+
 // TestDifferentialEveryType decodes the JSON of random objects of every
 // built-in kind with the reference decoder and with a Decoder, with and
-// without interning, and requires the Decoder to succeed on every one and
-// build the same objects.
+// without interning, as their type and as unstructured content, and
+// requires the Decoder to succeed on every one and build the same
+// objects.
 func TestDifferentialEveryType(t *testing.T) {
 	ts := schemeTypes()
 	if len(ts) < 300 {
@@ -134,9 +138,11 @@ func TestDifferentialEveryType(t *testing.T) {
 			}
 			encoded++
 			for _, intern := range []bool{false, true} {
-				if !requireAgrees(t, typ, b, intern) {
-					_, err := ours(typ, b, intern)
-					t.Fatalf("%s: the Decoder fails on encoding/json's output (%v): %s", typ, err, b)
+				for _, as := range []reflect.Type{typ, unstructuredType} {
+					if !requireAgrees(t, as, b, intern) {
+						_, err := ours(as, b, intern)
+						t.Fatalf("%s as %s: the Decoder fails on encoding/json's output (%v): %s", typ, as, err, b)
+					}
 				}
 			}
 		}
@@ -186,6 +192,7 @@ func TestDifferentialDamaged(t *testing.T) {
 			if requireAgrees(t, typ, c, true) {
 				oursOK++
 			}
+			requireAgrees(t, unstructuredType, c, true)
 		}
 	}
 	t.Logf("damaged inputs: the reference accepts %d, the Decoder %d", refOK, oursOK)
@@ -194,11 +201,12 @@ func TestDifferentialDamaged(t *testing.T) {
 	}
 }
 
-// FuzzUnmarshal feeds arbitrary bytes, as any built-in type, to the
+// FuzzUnmarshal feeds arbitrary bytes, as any built-in type or as
+// unstructured content, to the
 // reference decoder and to a Decoder: where the Decoder succeeds, both
 // must build deeply equal objects.
 func FuzzUnmarshal(f *testing.F) {
-	ts := schemeTypes()
+	ts := append(schemeTypes(), unstructuredType)
 	for i, typ := range ts {
 		if i%7 != 0 {
 			continue

@@ -23,6 +23,7 @@ const (
 	kPointer              // a pointer to elem
 	kSlice                // a slice of elem (not []byte)
 	kMap                  // a map from a string kind to elem
+	kAny                  // an empty interface: maps, slices, strings, int64, float64, bool, nil
 )
 
 // plan says how to decode one Go type.
@@ -51,6 +52,7 @@ var (
 	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
 	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
 	plainMap        = reflect.TypeFor[map[string]string]()
+	anyMap          = reflect.TypeFor[map[string]any]()
 )
 
 var plans sync.Map // reflect.Type -> *plan
@@ -104,6 +106,10 @@ func build(t reflect.Type, building map[reflect.Type]*plan) *plan {
 		k := t.Key()
 		if k.Kind() == reflect.String && !ownForm(k) {
 			p.kind, p.elem, p.plain = kMap, build(t.Elem(), building), t == plainMap
+		}
+	case reflect.Interface:
+		if t.NumMethod() == 0 {
+			p.kind = kAny
 		}
 	case reflect.Struct:
 		if fields, ok := structFields(t, building); ok {
