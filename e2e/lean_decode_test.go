@@ -13,7 +13,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kfanout/fanout/contrib/clientgo/decode"
@@ -45,6 +47,8 @@ func leanPod(ns string, i int) *corev1.Pod {
 // list; the lists of both clients at one resourceVersion must be equal;
 // and the lean objects must share what Pods of one workload have in
 // common (in protobuf their tolerations, in JSON their images' bytes).
+// Over JSON, the unstructured lists of client-go's dynamic client and of
+// decode.DynamicClientFor must be equal too.
 func TestLeanClientsetAsClientGo(t *testing.T) {
 	for _, ct := range []string{"application/vnd.kubernetes.protobuf", "application/json"} {
 		t.Run(ct, func(t *testing.T) { leanClientsetAsClientGo(t, ct) })
@@ -127,6 +131,9 @@ func leanClientsetAsClientGo(t *testing.T, contentType string) {
 	if d := diffPods(want.Items, podsAny(got.Items)); d != "" {
 		t.Fatalf("lists at resourceVersion %s: %s", want.ResourceVersion, d)
 	}
+	if contentType == "application/json" {
+		dynamicListsAgree(ctx, t, cfg, ns, want.ResourceVersion)
+	}
 	shared := 0
 	for i := range got.Items {
 		for j := range i {
@@ -142,6 +149,34 @@ func leanClientsetAsClientGo(t *testing.T, contentType string) {
 	}
 	if shared == 0 {
 		t.Fatal("no two Pods of one workload share their parts: the lean decoder did not build them")
+	}
+}
+
+// dynamicListsAgree lists the Pods of ns at resourceVersion rv with
+// client-go's dynamic client and with decode.DynamicClientFor, and
+// requires equal unstructured lists.
+func dynamicListsAgree(ctx context.Context, t *testing.T, cfg *rest.Config, ns, rv string) {
+	t.Helper()
+	std, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lean, err := decode.DynamicClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := metav1.ListOptions{ResourceVersion: rv, ResourceVersionMatch: metav1.ResourceVersionMatchExact}
+	pods := corev1.SchemeGroupVersion.WithResource("pods")
+	want, err := std.Resource(pods).Namespace(ns).List(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := lean.Resource(pods).Namespace(ns).List(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Items) == 0 || !reflect.DeepEqual(want, got) {
+		t.Fatalf("unstructured lists at resourceVersion %s differ (%d items), -client-go +lean:\n%s", rv, len(got.Items), cmp.Diff(want, got))
 	}
 }
 

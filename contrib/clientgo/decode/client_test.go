@@ -87,12 +87,26 @@ func podEvents(pods []corev1.Pod) []watch.Event {
 	return evs
 }
 
-// listAndWatch lists and watches Pods with c, returning the list (or its
+// podSource lists and watches Pods through one client.
+type podSource struct {
+	list  func(context.Context) (runtime.Object, error)
+	watch func(context.Context) (watch.Interface, error)
+}
+
+// typedSource lists and watches all Pods with c.
+func typedSource(c corev1client.CoreV1Interface) podSource {
+	return podSource{
+		list:  func(ctx context.Context) (runtime.Object, error) { return c.Pods("").List(ctx, metav1.ListOptions{}) },
+		watch: func(ctx context.Context) (watch.Interface, error) { return c.Pods("").Watch(ctx, metav1.ListOptions{}) },
+	}
+}
+
+// listAndWatch lists and watches Pods with src, returning the list (or its
 // error) and every event until the stream ends.
-func listAndWatch(t *testing.T, c corev1client.CoreV1Interface) (runtime.Object, []watch.Event, error) {
+func listAndWatch(t *testing.T, src podSource) (runtime.Object, []watch.Event, error) {
 	t.Helper()
-	list, lerr := c.Pods("").List(context.Background(), metav1.ListOptions{})
-	w, err := c.Pods("").Watch(context.Background(), metav1.ListOptions{})
+	list, lerr := src.list(context.Background())
+	w, err := src.watch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,6 +116,32 @@ func listAndWatch(t *testing.T, c corev1client.CoreV1Interface) (runtime.Object,
 		evs = append(evs, e)
 	}
 	return list, evs, lerr
+}
+
+// requireSameDamaged serves n cut or corrupted copies of list and stream,
+// in media type ct, to the client-go client and the lean client sources
+// makes for them, and requires the same errors and the same objects.
+func requireSameDamaged(t *testing.T, r *rand.Rand, ct string, list, stream []byte, n int, sources func(*rest.Config) (clientGo, lean podSource)) {
+	t.Helper()
+	for range n {
+		l, s := bytes.Clone(list), bytes.Clone(stream)
+		if r.IntN(2) == 0 {
+			l, s = l[:r.IntN(len(l))], s[:r.IntN(len(s))]
+		} else {
+			l[r.IntN(len(l))] = byte(r.Uint32())
+			s[r.IntN(len(s))] = byte(r.Uint32())
+		}
+		want, got := sources(fakeAPI(ct, l, s))
+		wantList, wantEvents, werr := listAndWatch(t, want)
+		gotList, gotEvents, gerr := listAndWatch(t, got)
+		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+			t.Fatalf("%s: list errors: client-go %v, lean %v", ct, werr, gerr)
+		}
+		if werr == nil {
+			requireEqual(t, ct+" list", wantList, gotList)
+		}
+		requireEqual(t, ct+" events", wantEvents, gotEvents)
+	}
 }
 
 func leanCoreV1(t *testing.T, cfg *rest.Config) corev1client.CoreV1Interface {
@@ -131,9 +171,9 @@ func TestRESTClientForDecodesAsClientGo(t *testing.T) {
 			pods := randomPods(seed, 30)
 			cfg := fakeAPI(ct, body(t, ct, &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "9"}, Items: pods}),
 				watchBody(t, ct, podEvents(pods)...))
-			wantList, wantEvents, werr := listAndWatch(t, kubernetes.NewForConfigOrDie(cfg).CoreV1())
+			wantList, wantEvents, werr := listAndWatch(t, typedSource(kubernetes.NewForConfigOrDie(cfg).CoreV1()))
 			lean := leanCoreV1(t, cfg)
-			gotList, gotEvents, gerr := listAndWatch(t, lean)
+			gotList, gotEvents, gerr := listAndWatch(t, typedSource(lean))
 			if werr != nil || gerr != nil {
 				t.Fatalf("%s: list errors: client-go %v, lean %v", ct, werr, gerr)
 			}
@@ -223,25 +263,9 @@ func TestRESTClientForDamaged(t *testing.T) {
 	for _, ct := range codecs {
 		list := body(t, ct, &corev1.PodList{Items: pods})
 		stream := watchBody(t, ct, podEvents(pods)...)
-		for range 200 {
-			l, s := bytes.Clone(list), bytes.Clone(stream)
-			if r.IntN(2) == 0 {
-				l, s = l[:r.IntN(len(l))], s[:r.IntN(len(s))]
-			} else {
-				l[r.IntN(len(l))] = byte(r.Uint32())
-				s[r.IntN(len(s))] = byte(r.Uint32())
-			}
-			cfg := fakeAPI(ct, l, s)
-			wantList, wantEvents, werr := listAndWatch(t, kubernetes.NewForConfigOrDie(cfg).CoreV1())
-			gotList, gotEvents, gerr := listAndWatch(t, leanCoreV1(t, cfg))
-			if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
-				t.Fatalf("%s: list errors: client-go %v, lean %v", ct, werr, gerr)
-			}
-			if werr == nil {
-				requireEqual(t, ct+" list", wantList, gotList)
-			}
-			requireEqual(t, ct+" events", wantEvents, gotEvents)
-		}
+		requireSameDamaged(t, r, ct, list, stream, 200, func(cfg *rest.Config) (podSource, podSource) {
+			return typedSource(kubernetes.NewForConfigOrDie(cfg).CoreV1()), typedSource(leanCoreV1(t, cfg))
+		})
 	}
 }
 

@@ -1,7 +1,6 @@
 package decode
 
 import (
-	"bytes"
 	"context"
 	"math/rand/v2"
 	"testing"
@@ -18,22 +17,17 @@ import (
 
 var podsResource = corev1.SchemeGroupVersion.WithResource("pods")
 
-// dynamicListAndWatch lists and watches Pods with the dynamic client c,
-// returning the list (or its error) and every event until the stream
-// ends.
-func dynamicListAndWatch(t *testing.T, c dynamic.Interface) (runtime.Object, []watch.Event, error) {
-	t.Helper()
-	list, lerr := c.Resource(podsResource).List(context.Background(), metav1.ListOptions{})
-	w, err := c.Resource(podsResource).Watch(context.Background(), metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
+// dynamicSource lists and watches all Pods, as unstructured objects,
+// with c.
+func dynamicSource(c dynamic.Interface) podSource {
+	return podSource{
+		list: func(ctx context.Context) (runtime.Object, error) {
+			return c.Resource(podsResource).List(ctx, metav1.ListOptions{})
+		},
+		watch: func(ctx context.Context) (watch.Interface, error) {
+			return c.Resource(podsResource).Watch(ctx, metav1.ListOptions{})
+		},
 	}
-	defer w.Stop()
-	var evs []watch.Event
-	for e := range w.ResultChan() {
-		evs = append(evs, e)
-	}
-	return list, evs, lerr
 }
 
 func leanDynamic(t *testing.T, cfg *rest.Config) dynamic.Interface {
@@ -67,8 +61,8 @@ func TestDynamicClientForDecodesAsClientGo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantList, wantEvents, werr := dynamicListAndWatch(t, std)
-		gotList, gotEvents, gerr := dynamicListAndWatch(t, leanDynamic(t, cfg))
+		wantList, wantEvents, werr := listAndWatch(t, dynamicSource(std))
+		gotList, gotEvents, gerr := listAndWatch(t, dynamicSource(leanDynamic(t, cfg)))
 		if werr != nil || gerr != nil {
 			t.Fatalf("list errors: client-go %v, lean %v", werr, gerr)
 		}
@@ -150,27 +144,11 @@ func TestDynamicClientForDamaged(t *testing.T) {
 	pods := randomPods(12, 6)
 	list := jsonBody(t, &corev1.PodList{TypeMeta: metav1.TypeMeta{Kind: "PodList", APIVersion: "v1"}, Items: pods})
 	stream := watchBody(t, jsonType, withStatus(podEvents(pods))...)
-	for range 300 {
-		l, s := bytes.Clone(list), bytes.Clone(stream)
-		if r.IntN(2) == 0 {
-			l, s = l[:r.IntN(len(l))], s[:r.IntN(len(s))]
-		} else {
-			l[r.IntN(len(l))] = byte(r.Uint32())
-			s[r.IntN(len(s))] = byte(r.Uint32())
-		}
-		cfg := fakeAPI(jsonType, l, s)
+	requireSameDamaged(t, r, jsonType, list, stream, 300, func(cfg *rest.Config) (podSource, podSource) {
 		std, err := dynamic.NewForConfig(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantList, wantEvents, werr := dynamicListAndWatch(t, std)
-		gotList, gotEvents, gerr := dynamicListAndWatch(t, leanDynamic(t, cfg))
-		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
-			t.Fatalf("list errors: client-go %v, lean %v", werr, gerr)
-		}
-		if werr == nil {
-			requireEqual(t, "list", wantList, gotList)
-		}
-		requireEqual(t, "events", wantEvents, gotEvents)
-	}
+		return dynamicSource(std), dynamicSource(leanDynamic(t, cfg))
+	})
 }

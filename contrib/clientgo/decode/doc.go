@@ -1,4 +1,4 @@
-// Package decode is fanout's decode path for informers. It has two parts,
+// Package decode is fanout's decode path for informers. Its parts are
 // used together for the leanest informers:
 //
 //   - Wrap and NewTransport: a transport filter that removes the fields an
@@ -15,14 +15,16 @@
 //     instead of building them again. Objects equal what client-go
 //     decodes, and share memory: they are for informers, whose cache is
 //     read-only, not for objects you change.
+//   - DynamicClientFor: the same for unstructured objects, a dynamic client
+//     whose JSON decoder makes each repeated key and string once and
+//     decodes a list's items once.
 //
 // Together:
 //
 //	cfg = decode.Wrap(cfg, decode.Options{DropManagedFields: true})
 //	cs, err := decode.NewClientset(cfg) // give cs to an informer factory
 //
-// With client-go's clients, or with unstructured objects (which fanout's
-// decoders do not build), pair the filter with informer.ShareEqualValues
+// With client-go's clients, pair the filter with informer.ShareEqualValues
 // (or the lighter informer.InternLabelsAndAnnotations) as the informer's
 // transform instead; BENCHMARKS.md measures each.
 package decode

@@ -37,29 +37,18 @@ func (d *Decoder) anyValue(s *scanner, depth int) (any, error) {
 	case '{':
 		return d.anyObject(s, depth)
 	case '[':
-		n := s.count()
-		s.i++
-		out := make([]any, 0, n)
-		if s.space() == ']' {
-			s.i++
-			return out, nil
-		}
-		for {
+		out := make([]any, 0, s.count())
+		for more := !s.enter(']'); more; {
 			v, err := d.anyValue(s, depth+1)
 			if err != nil {
 				return nil, err
 			}
 			out = append(out, v)
-			switch s.space() {
-			case ',':
-				s.i++
-			case ']':
-				s.i++
-				return out, nil
-			default:
-				return nil, errSyntax
+			if more, err = s.next(']'); err != nil {
+				return nil, err
 			}
 		}
+		return out, nil
 	case '"':
 		raw, plain, err := s.str()
 		if err != nil {
@@ -100,40 +89,19 @@ func (d *Decoder) anyValue(s *scanner, depth int) (any, error) {
 // twice keeps its last value, as in the reference decoder.
 func (d *Decoder) anyObject(s *scanner, depth int) (map[string]any, error) {
 	m := make(map[string]any, s.count())
-	s.i++
-	if s.space() == '}' {
-		s.i++
-		return m, nil
-	}
-	for {
-		s.space()
-		raw, plain, err := s.str()
+	for more := !s.enter('}'); more; {
+		key, err := d.key(s)
 		if err != nil {
 			return nil, err
 		}
-		var key string
-		if plain {
-			key = d.str(raw)
-		} else if err := d.escaped(s, raw, unsafe.Pointer(&key)); err != nil {
-			return nil, err
-		}
-		if s.space() != ':' {
-			return nil, errSyntax
-		}
-		s.i++
 		v, err := d.anyValue(s, depth+1)
 		if err != nil {
 			return nil, err
 		}
 		m[key] = v
-		switch s.space() {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			return m, nil
-		default:
-			return nil, errSyntax
+		if more, err = s.next('}'); err != nil {
+			return nil, err
 		}
 	}
+	return m, nil
 }

@@ -119,12 +119,12 @@ func (d *Decoder) value(s *scanner, p *plan, ptr unsafe.Pointer, depth int) erro
 	return nil
 }
 
-// escaped sets the string at ptr to the quoted string ending at s.i,
-// whose contents raw hold escapes or bytes that are not UTF-8: the
-// reference decoder unquotes it.
+// escaped sets the string at ptr to the string str read last, whose
+// contents raw hold escapes or bytes that are not UTF-8: the reference
+// decoder unquotes it.
 func (d *Decoder) escaped(s *scanner, raw []byte, ptr unsafe.Pointer) error {
 	var v string
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(s.b[s.i-len(raw)-2:s.i], &v); err != nil {
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(s.b[s.quote:s.quote+len(raw)+2], &v); err != nil {
 		return err
 	}
 	*(*string)(ptr) = d.str(unsafe.Slice(unsafe.StringData(v), len(v)))
@@ -221,25 +221,15 @@ func (d *Decoder) object(s *scanner, p *plan, ptr unsafe.Pointer, depth int) err
 	if s.i >= len(s.b) || s.b[s.i] != '{' {
 		return errUnsupported
 	}
-	s.i++
 	var seen [maxFields / 64]uint64
-	if s.space() == '}' {
-		s.i++
-		return nil
-	}
-	for {
-		s.space()
-		key, plain, err := s.str()
+	for more := !s.enter('}'); more; {
+		key, plain, err := s.key()
 		if err != nil {
 			return err
 		}
 		if !plain {
 			return errUnsupported
 		}
-		if s.space() != ':' {
-			return errSyntax
-		}
-		s.i++
 		if f := p.fields[string(key)]; f != nil {
 			if seen[f.index/64]&(1<<(f.index%64)) != 0 {
 				return errUnsupported
@@ -251,16 +241,11 @@ func (d *Decoder) object(s *scanner, p *plan, ptr unsafe.Pointer, depth int) err
 		} else if err := s.skip(depth + 1); err != nil {
 			return err
 		}
-		switch s.space() {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			return nil
-		default:
-			return errSyntax
+		if more, err = s.next('}'); err != nil {
+			return err
 		}
 	}
+	return nil
 }
 
 // array decodes the array at s.i into the nil slice at ptr, made at its
@@ -271,12 +256,7 @@ func (d *Decoder) array(s *scanner, p *plan, ptr unsafe.Pointer, depth int) erro
 	}
 	v := reflect.NewAt(p.typ, ptr).Elem()
 	v.Set(reflect.MakeSlice(p.typ, 0, s.count()))
-	s.i++
-	if s.space() == ']' {
-		s.i++
-		return nil
-	}
-	for {
+	for more := !s.enter(']'); more; {
 		n := v.Len()
 		if n == v.Cap() {
 			v.Grow(1)
@@ -285,16 +265,12 @@ func (d *Decoder) array(s *scanner, p *plan, ptr unsafe.Pointer, depth int) erro
 		if err := d.value(s, p.elem, v.Index(n).Addr().UnsafePointer(), depth+1); err != nil {
 			return err
 		}
-		switch s.space() {
-		case ',':
-			s.i++
-		case ']':
-			s.i++
-			return nil
-		default:
-			return errSyntax
+		var err error
+		if more, err = s.next(']'); err != nil {
+			return err
 		}
 	}
+	return nil
 }
 
 // mapping decodes the object at s.i into the nil map at ptr, made at its
@@ -306,28 +282,12 @@ func (d *Decoder) mapping(s *scanner, p *plan, ptr unsafe.Pointer, depth int) er
 	}
 	m := reflect.NewAt(p.typ, ptr).Elem()
 	m.Set(reflect.MakeMapWithSize(p.typ, s.count()))
-	s.i++
-	if s.space() == '}' {
-		s.i++
-		return nil
-	}
 	var elem reflect.Value
-	for {
-		s.space()
-		raw, plain, err := s.str()
+	for more := !s.enter('}'); more; {
+		key, err := d.key(s)
 		if err != nil {
 			return err
 		}
-		var key string
-		if plain {
-			key = d.str(raw)
-		} else if err := d.escaped(s, raw, unsafe.Pointer(&key)); err != nil {
-			return err
-		}
-		if s.space() != ':' {
-			return errSyntax
-		}
-		s.i++
 		if p.plain && s.space() == '"' {
 			var v string
 			if err := d.value(s, p.elem, unsafe.Pointer(&v), depth+1); err != nil {
@@ -345,14 +305,24 @@ func (d *Decoder) mapping(s *scanner, p *plan, ptr unsafe.Pointer, depth int) er
 			}
 			m.SetMapIndex(reflect.ValueOf(key).Convert(p.typ.Key()), elem)
 		}
-		switch s.space() {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			return nil
-		default:
-			return errSyntax
+		if more, err = s.next('}'); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// key consumes a map's key and the colon after it, returning the key's
+// value.
+func (d *Decoder) key(s *scanner) (string, error) {
+	raw, plain, err := s.key()
+	if err != nil {
+		return "", err
+	}
+	if plain {
+		return d.str(raw), nil
+	}
+	var k string
+	err = d.escaped(s, raw, unsafe.Pointer(&k))
+	return k, err
 }

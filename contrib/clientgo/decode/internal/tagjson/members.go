@@ -10,30 +10,18 @@ func Members(b []byte, fn func(key, value []byte) bool) bool {
 	if s.space() != '{' {
 		return false
 	}
-	s.i++
-	if s.space() == '}' {
-		s.i++
-	} else {
-		for {
-			s.space()
-			key, plain, err := s.str()
-			if err != nil || !plain || s.space() != ':' {
-				return false
-			}
-			s.i++
-			s.space()
-			from := s.i
-			if s.skip(1) != nil || !fn(key, b[from:s.i]) {
-				return false
-			}
-			c := s.space()
-			s.i++
-			if c == '}' {
-				break
-			}
-			if c != ',' {
-				return false
-			}
+	for more := !s.enter('}'); more; {
+		key, plain, err := s.key()
+		if err != nil || !plain {
+			return false
+		}
+		s.space()
+		start := s.i
+		if s.skip(1) != nil || !fn(key, b[start:s.i]) {
+			return false
+		}
+		if more, err = s.next('}'); err != nil {
+			return false
 		}
 	}
 	s.space()

@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
-	"sync"
 	"unicode"
+
+	"github.com/kfanout/fanout/contrib/clientgo/decode/internal/plancache"
 )
 
 // kind is how a value of one Go type is decoded.
@@ -55,30 +56,18 @@ var (
 	anyMap          = reflect.TypeFor[map[string]any]()
 )
 
-var plans sync.Map // reflect.Type -> *plan
+var plans plancache.Cache[*plan]
 
 // planFor returns the plan of t, building it on first use.
 func planFor(t reflect.Type) *plan {
-	if p, ok := plans.Load(t); ok {
-		return p.(*plan)
-	}
-	building := map[reflect.Type]*plan{}
-	build(t, building)
-	for bt, bp := range building {
-		plans.LoadOrStore(bt, bp)
-	}
-	p, _ := plans.Load(t)
-	return p.(*plan)
+	return plans.Get(t, func(t reflect.Type, building map[reflect.Type]*plan) { build(t, building) })
 }
 
 // build makes the plan of t and of every type it reaches, recording each
 // in building so that recursive types end.
 func build(t reflect.Type, building map[reflect.Type]*plan) *plan {
-	if p, ok := building[t]; ok {
+	if p, ok := plans.Known(t, building); ok {
 		return p
-	}
-	if p, ok := plans.Load(t); ok {
-		return p.(*plan)
 	}
 	p := &plan{typ: t}
 	building[t] = p

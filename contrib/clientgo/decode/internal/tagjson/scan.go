@@ -15,8 +15,9 @@ var (
 
 // scanner reads one JSON text.
 type scanner struct {
-	b []byte
-	i int
+	b     []byte
+	i     int
+	quote int // where the string str read last starts, at its opening quote
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
@@ -48,6 +49,7 @@ func (s *scanner) str() (raw []byte, plain bool, err error) {
 	if s.i >= len(s.b) || s.b[s.i] != '"' {
 		return nil, false, errSyntax
 	}
+	s.quote = s.i
 	start := s.i + 1
 	plain = true
 	ascii := true
@@ -136,60 +138,71 @@ func (s *scanner) number() (text []byte, integer bool, err error) {
 	return s.b[start:i], integer, nil
 }
 
+// enter consumes the bracket that opens an object or an array at s.i and
+// reports whether it is empty, its closing bracket close consumed too.
+func (s *scanner) enter(close byte) (empty bool) {
+	s.i++
+	if s.space() == close {
+		s.i++
+		return true
+	}
+	return false
+}
+
+// key consumes an object's key and the colon after it, returning the key
+// as str does.
+func (s *scanner) key() (raw []byte, plain bool, err error) {
+	s.space()
+	if raw, plain, err = s.str(); err != nil {
+		return nil, false, err
+	}
+	if s.space() != ':' {
+		return nil, false, errSyntax
+	}
+	s.i++
+	return raw, plain, nil
+}
+
+// next consumes what follows a member or an element: a comma (more
+// follow) or the closing bracket close.
+func (s *scanner) next(close byte) (more bool, err error) {
+	switch s.space() {
+	case ',':
+		s.i++
+		return true, nil
+	case close:
+		s.i++
+		return false, nil
+	}
+	return false, errSyntax
+}
+
 // skip consumes one value of any kind, checking its syntax.
 func (s *scanner) skip(depth int) error {
 	if depth > maxDepth {
 		return errUnsupported
 	}
 	switch s.space() {
-	case '{':
-		s.i++
-		if s.space() == '}' {
-			s.i++
-			return nil
+	case '{', '[':
+		close, object := byte(']'), s.b[s.i] == '{'
+		if object {
+			close = '}'
 		}
-		for {
-			s.space()
-			if _, _, err := s.str(); err != nil {
-				return err
+		for more := !s.enter(close); more; {
+			if object {
+				if _, _, err := s.key(); err != nil {
+					return err
+				}
 			}
-			if s.space() != ':' {
-				return errSyntax
-			}
-			s.i++
 			if err := s.skip(depth + 1); err != nil {
 				return err
 			}
-			switch s.space() {
-			case ',':
-				s.i++
-			case '}':
-				s.i++
-				return nil
-			default:
-				return errSyntax
-			}
-		}
-	case '[':
-		s.i++
-		if s.space() == ']' {
-			s.i++
-			return nil
-		}
-		for {
-			if err := s.skip(depth + 1); err != nil {
+			var err error
+			if more, err = s.next(close); err != nil {
 				return err
 			}
-			switch s.space() {
-			case ',':
-				s.i++
-			case ']':
-				s.i++
-				return nil
-			default:
-				return errSyntax
-			}
 		}
+		return nil
 	case '"':
 		_, _, err := s.str()
 		return err

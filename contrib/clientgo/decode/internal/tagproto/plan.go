@@ -5,7 +5,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
+
+	"github.com/kfanout/fanout/contrib/clientgo/decode/internal/plancache"
 )
 
 // kind is how one field is stored and which wire type it takes.
@@ -66,31 +67,18 @@ type unmarshaler interface{ Unmarshal([]byte) error }
 
 var unmarshalerType = reflect.TypeFor[unmarshaler]()
 
-var plans sync.Map // reflect.Type -> *plan
+var plans plancache.Cache[*plan]
 
-// planFor returns the plan of t, a struct type or a type with its own
-// Unmarshal method, building it on first use.
+// planFor returns the plan of t, building it on first use.
 func planFor(t reflect.Type) *plan {
-	if p, ok := plans.Load(t); ok {
-		return p.(*plan)
-	}
-	building := map[reflect.Type]*plan{}
-	build(t, building)
-	for bt, bp := range building {
-		plans.LoadOrStore(bt, bp)
-	}
-	p, _ := plans.Load(t)
-	return p.(*plan)
+	return plans.Get(t, func(t reflect.Type, building map[reflect.Type]*plan) { build(t, building) })
 }
 
 // build makes the plan of t and of every type it reaches, recording each
 // in building so that recursive types end.
 func build(t reflect.Type, building map[reflect.Type]*plan) *plan {
-	if p, ok := building[t]; ok {
+	if p, ok := plans.Known(t, building); ok {
 		return p
-	}
-	if p, ok := plans.Load(t); ok {
-		return p.(*plan)
 	}
 	p := &plan{typ: t, name: t.Name()}
 	building[t] = p

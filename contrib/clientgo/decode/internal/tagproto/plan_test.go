@@ -1,6 +1,7 @@
 package tagproto
 
 import (
+	"reflect"
 	"slices"
 	"sort"
 	"testing"
@@ -15,8 +16,8 @@ func TestPlansDecodeFieldByField(t *testing.T) {
 		planFor(typ)
 	}
 	var own []string
-	plans.Range(func(k, v any) bool {
-		if p := v.(*plan); p.own {
+	plans.Range(func(_ reflect.Type, p *plan) bool {
+		if p.own {
 			own = append(own, p.typ.String())
 		}
 		return true
