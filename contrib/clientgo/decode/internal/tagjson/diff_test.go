@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
-	"sort"
 	"testing"
 	"time"
 
@@ -13,27 +12,18 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes/scheme"
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/randfill"
 
 	"github.com/kfanout/fanout/contrib/clientgo/decode/internal/tagproto"
+
+	"github.com/kfanout/fanout/contrib/clientgo/decode/internal/schemetypes"
 )
 
 // schemeTypes lists every type registered in client-go's scheme, in a
 // stable order.
 func schemeTypes() []reflect.Type {
-	seen := map[reflect.Type]bool{}
-	var ts []reflect.Type
-	for _, t := range scheme.Scheme.AllKnownTypes() {
-		if seen[t] {
-			continue
-		}
-		seen[t] = true
-		ts = append(ts, t)
-	}
-	sort.Slice(ts, func(i, j int) bool { return ts[i].PkgPath()+"."+ts[i].Name() < ts[j].PkgPath()+"."+ts[j].Name() })
-	return ts
+	return schemetypes.Sorted(func(reflect.Type) bool { return true })
 }
 
 // filler returns a seeded filler of random objects whose JSON encoding

@@ -3,14 +3,14 @@ package tagproto
 import (
 	"math/rand/v2"
 	"reflect"
-	"sort"
 	"testing"
 	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/randfill"
+
+	"github.com/kfanout/fanout/contrib/clientgo/decode/internal/schemetypes"
 )
 
 // marshaler is what every generated protobuf type implements.
@@ -22,17 +22,7 @@ type marshaler interface {
 // protoTypes lists every type registered in client-go's scheme that has a
 // protobuf form, in a stable order.
 func protoTypes() []reflect.Type {
-	seen := map[reflect.Type]bool{}
-	var ts []reflect.Type
-	for _, t := range scheme.Scheme.AllKnownTypes() {
-		if seen[t] || !reflect.PointerTo(t).Implements(reflect.TypeFor[marshaler]()) {
-			continue
-		}
-		seen[t] = true
-		ts = append(ts, t)
-	}
-	sort.Slice(ts, func(i, j int) bool { return ts[i].PkgPath()+"."+ts[i].Name() < ts[j].PkgPath()+"."+ts[j].Name() })
-	return ts
+	return schemetypes.Sorted(func(t reflect.Type) bool { return reflect.PointerTo(t).Implements(reflect.TypeFor[marshaler]()) })
 }
 
 // filler returns a seeded filler of random objects: raw extensions get
