@@ -86,7 +86,8 @@ func jsonKindDefaults(actual, def schema.GroupVersionKind) schema.GroupVersionKi
 // JSON serializer would, where that is plain: data is one well-formed
 // object, and each of the two is a plain string under its exact key, met
 // at most once, and no other key matches either name without regard to
-// case (which the serializer's reader would take).
+// case (which the serializer's reader, encoding/json, would take: it
+// folds case as strings.EqualFold does, the Kelvin sign standing for K).
 func topKind(data []byte) (schema.GroupVersionKind, bool) {
 	var apiVersion, kind string
 	var haveVersion, haveKind bool
