@@ -2,11 +2,13 @@ package parity
 
 import (
 	"fmt"
+	"os"
 	"testing"
 	"time"
 )
 
-// BenchmarkRealRelist syncs a Pod informer (protobuf) over N cached Pods
+// BenchmarkRealRelist syncs a Pod informer (protobuf; JSON when
+// FANOUT_REAL_RELIST_CODEC=json, the names then holding codec=json) over N cached Pods
 // (FANOUT_REAL_PODS, default 100k) with one handler, then ends its watch
 // with a 410 Expired ERROR event: the reflector lists again (mode=list:
 // one unpaged list at its last resource version, served as from the
@@ -24,24 +26,28 @@ import (
 //     above the live heap with the Pods cached, per Pod.
 func BenchmarkRealRelist(b *testing.B) {
 	quietLogs(b)
+	codec, codecName := "proto", ""
+	if os.Getenv("FANOUT_REAL_RELIST_CODEC") == "json" {
+		codec, codecName = "json", "/codec=json"
+	}
 	for _, n := range realPodCounts(b, 100_000) {
 		s := newPodServer(b, realPods(1, n))
 		for _, mode := range []string{"list", "default"} {
 			for _, im := range realImpls("clientgo", "fanout", "fanout-listwatch", "fanout-deltafifo") {
-				b.Run(fmt.Sprintf("pods=%s/mode=%s/impl=%s", kName(n), mode, im.name), func(b *testing.B) {
-					benchRealRelist(b, s, im, n, mode)
+				b.Run(fmt.Sprintf("pods=%s%s/mode=%s/impl=%s", kName(n), codecName, mode, im.name), func(b *testing.B) {
+					benchRealRelist(b, s, im, codec, n, mode)
 				})
 			}
 		}
 	}
 }
 
-func benchRealRelist(b *testing.B, s *realServer, im realImpl, n int, mode string) {
+func benchRealRelist(b *testing.B, s *realServer, im realImpl, codec string, n int, mode string) {
 	im.setup(b)
 	var relistMS, waitMS, cpuMS, peak float64
 	b.StopTimer()
 	for range b.N {
-		cs := im.clientset(b, s, "proto")
+		cs := im.clientset(b, s, codec)
 		inf := im.make(podListWatch(cs, mode), podObject)
 		h := newRealHandler(n, n, nil)
 		if _, err := inf.add(h); err != nil {
