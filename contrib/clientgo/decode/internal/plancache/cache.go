@@ -17,7 +17,7 @@ type Cache[P any] struct {
 // of t and of every type it reaches, recording each in building as soon
 // as it starts it (so that recursive types end) and asking Known before
 // it starts one.
-func (c *Cache[P]) Get(t reflect.Type, build func(t reflect.Type, building map[reflect.Type]P)) P {
+func (c *Cache[P]) Get(t reflect.Type, build func(t reflect.Type, building map[reflect.Type]P) P) P {
 	if p, ok := c.m.Load(t); ok {
 		return p.(P)
 	}

@@ -71,7 +71,7 @@ var plans plancache.Cache[*plan]
 
 // planFor returns the plan of t, building it on first use.
 func planFor(t reflect.Type) *plan {
-	return plans.Get(t, func(t reflect.Type, building map[reflect.Type]*plan) { build(t, building) })
+	return plans.Get(t, build)
 }
 
 // build makes the plan of t and of every type it reaches, recording each
