@@ -6,10 +6,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// TestSlicesAndMapsMadeAtFinalSize decodes a Pod whose slices hold three
+// TestSlicesMadeAtFinalSize decodes a Pod whose slices hold three
 // values and requires each slice's capacity to be its length: the
 // reference decoder grows slices, leaving spare capacity in the cache.
-func TestSlicesAndMapsMadeAtFinalSize(t *testing.T) {
+func TestSlicesMadeAtFinalSize(t *testing.T) {
 	b := []byte(`{"metadata":{"finalizers":["a","b","c"],"labels":{"x":"1","y":"2","z":"3"}},
 		"spec":{"containers":[{"name":"a","args":["1","2","3"]},{"name":"b"},{"name":"c"}]}}`)
 	var d Decoder
