@@ -50,11 +50,19 @@ func restClientFor(cfg *rest.Config, gv schema.GroupVersion, hc *http.Client) (*
 	if gv.Group == "" {
 		c.APIPath = "/api"
 	}
-	c.NegotiatedSerializer = newNegotiated(scheme.Scheme, rest.CodecFactoryForGeneratedClient(scheme.Scheme, scheme.Codecs).WithoutConversion())
+	t := newTables()
+	c.NegotiatedSerializer = newNegotiated(scheme.Scheme, rest.CodecFactoryForGeneratedClient(scheme.Scheme, scheme.Codecs).WithoutConversion(), t)
 	if c.UserAgent == "" {
 		c.UserAgent = rest.DefaultKubernetesUserAgent()
 	}
-	return rest.RESTClientForConfigAndClient(c, hc)
+	// The typed clients of NewClientset stream their lists through it.
+	streaming := *hc
+	next := hc.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	streaming.Transport = &listTransport{next: next, scheme: scheme.Scheme, tables: t}
+	return rest.RESTClientForConfigAndClient(c, &streaming)
 }
 
 // negotiated is a client's serializers with the protobuf one's Decode
@@ -64,9 +72,8 @@ type negotiated struct {
 	types []runtime.SerializerInfo
 }
 
-func newNegotiated(s *runtime.Scheme, base runtime.NegotiatedSerializer) *negotiated {
+func newNegotiated(s *runtime.Scheme, base runtime.NegotiatedSerializer, t *tables) *negotiated {
 	n := &negotiated{NegotiatedSerializer: base}
-	t := newTables()
 	for _, info := range base.SupportedMediaTypes() {
 		switch {
 		case info.Serializer == nil:

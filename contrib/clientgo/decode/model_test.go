@@ -42,12 +42,6 @@ func parseMsg(b []byte) ([]wireField, bool) {
 }
 
 // appendBytesField appends field num with value v.
-func appendBytesField(out []byte, num uint64, v []byte) []byte {
-	out = binary.AppendUvarint(out, num<<3|wireBytes)
-	out = binary.AppendUvarint(out, uint64(len(v)))
-	return append(out, v...)
-}
-
 // modelObject returns object message b without metadata.managedFields
 // (metadata is field 1, managedFields field 17 of it), or b if it does
 // not parse.

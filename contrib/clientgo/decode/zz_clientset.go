@@ -3,8 +3,59 @@
 package decode
 
 import (
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	apiadmissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apiadmissionregistrationv1alpha1 "k8s.io/api/admissionregistration/v1alpha1"
+	apiadmissionregistrationv1beta1 "k8s.io/api/admissionregistration/v1beta1"
+	apiapiserverinternalv1alpha1 "k8s.io/api/apiserverinternal/v1alpha1"
+	apiappsv1 "k8s.io/api/apps/v1"
+	apiappsv1beta1 "k8s.io/api/apps/v1beta1"
+	apiappsv1beta2 "k8s.io/api/apps/v1beta2"
+	apiautoscalingv1 "k8s.io/api/autoscaling/v1"
+	apiautoscalingv2 "k8s.io/api/autoscaling/v2"
+	apibatchv1 "k8s.io/api/batch/v1"
+	apibatchv1beta1 "k8s.io/api/batch/v1beta1"
+	apicertificatesv1 "k8s.io/api/certificates/v1"
+	apicertificatesv1alpha1 "k8s.io/api/certificates/v1alpha1"
+	apicertificatesv1beta1 "k8s.io/api/certificates/v1beta1"
+	apicoordinationv1 "k8s.io/api/coordination/v1"
+	apicoordinationv1alpha2 "k8s.io/api/coordination/v1alpha2"
+	apicoordinationv1beta1 "k8s.io/api/coordination/v1beta1"
+	apicorev1 "k8s.io/api/core/v1"
+	apidiscoveryv1 "k8s.io/api/discovery/v1"
+	apidiscoveryv1beta1 "k8s.io/api/discovery/v1beta1"
+	apieventsv1 "k8s.io/api/events/v1"
+	apieventsv1beta1 "k8s.io/api/events/v1beta1"
+	apiextensionsv1beta1 "k8s.io/api/extensions/v1beta1"
+	apiflowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	apiflowcontrolv1beta1 "k8s.io/api/flowcontrol/v1beta1"
+	apiflowcontrolv1beta2 "k8s.io/api/flowcontrol/v1beta2"
+	apiflowcontrolv1beta3 "k8s.io/api/flowcontrol/v1beta3"
+	apinetworkingv1 "k8s.io/api/networking/v1"
+	apinetworkingv1beta1 "k8s.io/api/networking/v1beta1"
+	apinodev1 "k8s.io/api/node/v1"
+	apinodev1alpha1 "k8s.io/api/node/v1alpha1"
+	apinodev1beta1 "k8s.io/api/node/v1beta1"
+	apipolicyv1 "k8s.io/api/policy/v1"
+	apipolicyv1beta1 "k8s.io/api/policy/v1beta1"
+	apirbacv1 "k8s.io/api/rbac/v1"
+	apirbacv1alpha1 "k8s.io/api/rbac/v1alpha1"
+	apirbacv1beta1 "k8s.io/api/rbac/v1beta1"
+	apiresourcev1 "k8s.io/api/resource/v1"
+	apiresourcev1alpha3 "k8s.io/api/resource/v1alpha3"
+	apiresourcev1beta1 "k8s.io/api/resource/v1beta1"
+	apiresourcev1beta2 "k8s.io/api/resource/v1beta2"
+	apischedulingv1 "k8s.io/api/scheduling/v1"
+	apischedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	apistoragev1 "k8s.io/api/storage/v1"
+	apistoragev1alpha1 "k8s.io/api/storage/v1alpha1"
+	apistoragev1beta1 "k8s.io/api/storage/v1beta1"
+	apistoragemigrationv1beta1 "k8s.io/api/storagemigration/v1beta1"
 
 	admissionregistrationv1 "k8s.io/client-go/kubernetes/typed/admissionregistration/v1"
 	admissionregistrationv1alpha1 "k8s.io/client-go/kubernetes/typed/admissionregistration/v1alpha1"
@@ -127,58 +178,58 @@ func newLeanGroups(std *kubernetes.Clientset, lean func(rest.Interface) (*rest.R
 		}
 		return r
 	}
-	g.admissionregistrationV1 = admissionregistrationv1.New(rc(std.AdmissionregistrationV1().RESTClient()))
-	g.admissionregistrationV1alpha1 = admissionregistrationv1alpha1.New(rc(std.AdmissionregistrationV1alpha1().RESTClient()))
-	g.admissionregistrationV1beta1 = admissionregistrationv1beta1.New(rc(std.AdmissionregistrationV1beta1().RESTClient()))
-	g.appsV1 = appsv1.New(rc(std.AppsV1().RESTClient()))
-	g.appsV1beta1 = appsv1beta1.New(rc(std.AppsV1beta1().RESTClient()))
-	g.appsV1beta2 = appsv1beta2.New(rc(std.AppsV1beta2().RESTClient()))
+	g.admissionregistrationV1 = streamingAdmissionregistrationV1{admissionregistrationv1.New(rc(std.AdmissionregistrationV1().RESTClient()))}
+	g.admissionregistrationV1alpha1 = streamingAdmissionregistrationV1alpha1{admissionregistrationv1alpha1.New(rc(std.AdmissionregistrationV1alpha1().RESTClient()))}
+	g.admissionregistrationV1beta1 = streamingAdmissionregistrationV1beta1{admissionregistrationv1beta1.New(rc(std.AdmissionregistrationV1beta1().RESTClient()))}
+	g.appsV1 = streamingAppsV1{appsv1.New(rc(std.AppsV1().RESTClient()))}
+	g.appsV1beta1 = streamingAppsV1beta1{appsv1beta1.New(rc(std.AppsV1beta1().RESTClient()))}
+	g.appsV1beta2 = streamingAppsV1beta2{appsv1beta2.New(rc(std.AppsV1beta2().RESTClient()))}
 	g.authenticationV1 = authenticationv1.New(rc(std.AuthenticationV1().RESTClient()))
 	g.authenticationV1alpha1 = authenticationv1alpha1.New(rc(std.AuthenticationV1alpha1().RESTClient()))
 	g.authenticationV1beta1 = authenticationv1beta1.New(rc(std.AuthenticationV1beta1().RESTClient()))
 	g.authorizationV1 = authorizationv1.New(rc(std.AuthorizationV1().RESTClient()))
 	g.authorizationV1beta1 = authorizationv1beta1.New(rc(std.AuthorizationV1beta1().RESTClient()))
-	g.autoscalingV1 = autoscalingv1.New(rc(std.AutoscalingV1().RESTClient()))
-	g.autoscalingV2 = autoscalingv2.New(rc(std.AutoscalingV2().RESTClient()))
-	g.batchV1 = batchv1.New(rc(std.BatchV1().RESTClient()))
-	g.batchV1beta1 = batchv1beta1.New(rc(std.BatchV1beta1().RESTClient()))
-	g.certificatesV1 = certificatesv1.New(rc(std.CertificatesV1().RESTClient()))
-	g.certificatesV1alpha1 = certificatesv1alpha1.New(rc(std.CertificatesV1alpha1().RESTClient()))
-	g.certificatesV1beta1 = certificatesv1beta1.New(rc(std.CertificatesV1beta1().RESTClient()))
-	g.coordinationV1 = coordinationv1.New(rc(std.CoordinationV1().RESTClient()))
-	g.coordinationV1alpha2 = coordinationv1alpha2.New(rc(std.CoordinationV1alpha2().RESTClient()))
-	g.coordinationV1beta1 = coordinationv1beta1.New(rc(std.CoordinationV1beta1().RESTClient()))
-	g.coreV1 = corev1.New(rc(std.CoreV1().RESTClient()))
-	g.discoveryV1 = discoveryv1.New(rc(std.DiscoveryV1().RESTClient()))
-	g.discoveryV1beta1 = discoveryv1beta1.New(rc(std.DiscoveryV1beta1().RESTClient()))
-	g.eventsV1 = eventsv1.New(rc(std.EventsV1().RESTClient()))
-	g.eventsV1beta1 = eventsv1beta1.New(rc(std.EventsV1beta1().RESTClient()))
-	g.extensionsV1beta1 = extensionsv1beta1.New(rc(std.ExtensionsV1beta1().RESTClient()))
-	g.flowcontrolV1 = flowcontrolv1.New(rc(std.FlowcontrolV1().RESTClient()))
-	g.flowcontrolV1beta1 = flowcontrolv1beta1.New(rc(std.FlowcontrolV1beta1().RESTClient()))
-	g.flowcontrolV1beta2 = flowcontrolv1beta2.New(rc(std.FlowcontrolV1beta2().RESTClient()))
-	g.flowcontrolV1beta3 = flowcontrolv1beta3.New(rc(std.FlowcontrolV1beta3().RESTClient()))
-	g.internalV1alpha1 = apiserverinternalv1alpha1.New(rc(std.InternalV1alpha1().RESTClient()))
-	g.networkingV1 = networkingv1.New(rc(std.NetworkingV1().RESTClient()))
-	g.networkingV1beta1 = networkingv1beta1.New(rc(std.NetworkingV1beta1().RESTClient()))
-	g.nodeV1 = nodev1.New(rc(std.NodeV1().RESTClient()))
-	g.nodeV1alpha1 = nodev1alpha1.New(rc(std.NodeV1alpha1().RESTClient()))
-	g.nodeV1beta1 = nodev1beta1.New(rc(std.NodeV1beta1().RESTClient()))
-	g.policyV1 = policyv1.New(rc(std.PolicyV1().RESTClient()))
-	g.policyV1beta1 = policyv1beta1.New(rc(std.PolicyV1beta1().RESTClient()))
-	g.rbacV1 = rbacv1.New(rc(std.RbacV1().RESTClient()))
-	g.rbacV1alpha1 = rbacv1alpha1.New(rc(std.RbacV1alpha1().RESTClient()))
-	g.rbacV1beta1 = rbacv1beta1.New(rc(std.RbacV1beta1().RESTClient()))
-	g.resourceV1 = resourcev1.New(rc(std.ResourceV1().RESTClient()))
-	g.resourceV1alpha3 = resourcev1alpha3.New(rc(std.ResourceV1alpha3().RESTClient()))
-	g.resourceV1beta1 = resourcev1beta1.New(rc(std.ResourceV1beta1().RESTClient()))
-	g.resourceV1beta2 = resourcev1beta2.New(rc(std.ResourceV1beta2().RESTClient()))
-	g.schedulingV1 = schedulingv1.New(rc(std.SchedulingV1().RESTClient()))
-	g.schedulingV1beta1 = schedulingv1beta1.New(rc(std.SchedulingV1beta1().RESTClient()))
-	g.storageV1 = storagev1.New(rc(std.StorageV1().RESTClient()))
-	g.storageV1alpha1 = storagev1alpha1.New(rc(std.StorageV1alpha1().RESTClient()))
-	g.storageV1beta1 = storagev1beta1.New(rc(std.StorageV1beta1().RESTClient()))
-	g.storagemigrationV1beta1 = storagemigrationv1beta1.New(rc(std.StoragemigrationV1beta1().RESTClient()))
+	g.autoscalingV1 = streamingAutoscalingV1{autoscalingv1.New(rc(std.AutoscalingV1().RESTClient()))}
+	g.autoscalingV2 = streamingAutoscalingV2{autoscalingv2.New(rc(std.AutoscalingV2().RESTClient()))}
+	g.batchV1 = streamingBatchV1{batchv1.New(rc(std.BatchV1().RESTClient()))}
+	g.batchV1beta1 = streamingBatchV1beta1{batchv1beta1.New(rc(std.BatchV1beta1().RESTClient()))}
+	g.certificatesV1 = streamingCertificatesV1{certificatesv1.New(rc(std.CertificatesV1().RESTClient()))}
+	g.certificatesV1alpha1 = streamingCertificatesV1alpha1{certificatesv1alpha1.New(rc(std.CertificatesV1alpha1().RESTClient()))}
+	g.certificatesV1beta1 = streamingCertificatesV1beta1{certificatesv1beta1.New(rc(std.CertificatesV1beta1().RESTClient()))}
+	g.coordinationV1 = streamingCoordinationV1{coordinationv1.New(rc(std.CoordinationV1().RESTClient()))}
+	g.coordinationV1alpha2 = streamingCoordinationV1alpha2{coordinationv1alpha2.New(rc(std.CoordinationV1alpha2().RESTClient()))}
+	g.coordinationV1beta1 = streamingCoordinationV1beta1{coordinationv1beta1.New(rc(std.CoordinationV1beta1().RESTClient()))}
+	g.coreV1 = streamingCoreV1{corev1.New(rc(std.CoreV1().RESTClient()))}
+	g.discoveryV1 = streamingDiscoveryV1{discoveryv1.New(rc(std.DiscoveryV1().RESTClient()))}
+	g.discoveryV1beta1 = streamingDiscoveryV1beta1{discoveryv1beta1.New(rc(std.DiscoveryV1beta1().RESTClient()))}
+	g.eventsV1 = streamingEventsV1{eventsv1.New(rc(std.EventsV1().RESTClient()))}
+	g.eventsV1beta1 = streamingEventsV1beta1{eventsv1beta1.New(rc(std.EventsV1beta1().RESTClient()))}
+	g.extensionsV1beta1 = streamingExtensionsV1beta1{extensionsv1beta1.New(rc(std.ExtensionsV1beta1().RESTClient()))}
+	g.flowcontrolV1 = streamingFlowcontrolV1{flowcontrolv1.New(rc(std.FlowcontrolV1().RESTClient()))}
+	g.flowcontrolV1beta1 = streamingFlowcontrolV1beta1{flowcontrolv1beta1.New(rc(std.FlowcontrolV1beta1().RESTClient()))}
+	g.flowcontrolV1beta2 = streamingFlowcontrolV1beta2{flowcontrolv1beta2.New(rc(std.FlowcontrolV1beta2().RESTClient()))}
+	g.flowcontrolV1beta3 = streamingFlowcontrolV1beta3{flowcontrolv1beta3.New(rc(std.FlowcontrolV1beta3().RESTClient()))}
+	g.internalV1alpha1 = streamingInternalV1alpha1{apiserverinternalv1alpha1.New(rc(std.InternalV1alpha1().RESTClient()))}
+	g.networkingV1 = streamingNetworkingV1{networkingv1.New(rc(std.NetworkingV1().RESTClient()))}
+	g.networkingV1beta1 = streamingNetworkingV1beta1{networkingv1beta1.New(rc(std.NetworkingV1beta1().RESTClient()))}
+	g.nodeV1 = streamingNodeV1{nodev1.New(rc(std.NodeV1().RESTClient()))}
+	g.nodeV1alpha1 = streamingNodeV1alpha1{nodev1alpha1.New(rc(std.NodeV1alpha1().RESTClient()))}
+	g.nodeV1beta1 = streamingNodeV1beta1{nodev1beta1.New(rc(std.NodeV1beta1().RESTClient()))}
+	g.policyV1 = streamingPolicyV1{policyv1.New(rc(std.PolicyV1().RESTClient()))}
+	g.policyV1beta1 = streamingPolicyV1beta1{policyv1beta1.New(rc(std.PolicyV1beta1().RESTClient()))}
+	g.rbacV1 = streamingRbacV1{rbacv1.New(rc(std.RbacV1().RESTClient()))}
+	g.rbacV1alpha1 = streamingRbacV1alpha1{rbacv1alpha1.New(rc(std.RbacV1alpha1().RESTClient()))}
+	g.rbacV1beta1 = streamingRbacV1beta1{rbacv1beta1.New(rc(std.RbacV1beta1().RESTClient()))}
+	g.resourceV1 = streamingResourceV1{resourcev1.New(rc(std.ResourceV1().RESTClient()))}
+	g.resourceV1alpha3 = streamingResourceV1alpha3{resourcev1alpha3.New(rc(std.ResourceV1alpha3().RESTClient()))}
+	g.resourceV1beta1 = streamingResourceV1beta1{resourcev1beta1.New(rc(std.ResourceV1beta1().RESTClient()))}
+	g.resourceV1beta2 = streamingResourceV1beta2{resourcev1beta2.New(rc(std.ResourceV1beta2().RESTClient()))}
+	g.schedulingV1 = streamingSchedulingV1{schedulingv1.New(rc(std.SchedulingV1().RESTClient()))}
+	g.schedulingV1beta1 = streamingSchedulingV1beta1{schedulingv1beta1.New(rc(std.SchedulingV1beta1().RESTClient()))}
+	g.storageV1 = streamingStorageV1{storagev1.New(rc(std.StorageV1().RESTClient()))}
+	g.storageV1alpha1 = streamingStorageV1alpha1{storagev1alpha1.New(rc(std.StorageV1alpha1().RESTClient()))}
+	g.storageV1beta1 = streamingStorageV1beta1{storagev1beta1.New(rc(std.StorageV1beta1().RESTClient()))}
+	g.storagemigrationV1beta1 = streamingStoragemigrationV1beta1{storagemigrationv1beta1.New(rc(std.StoragemigrationV1beta1().RESTClient()))}
 	return g, err
 }
 
@@ -402,4 +453,1741 @@ func (c *Clientset) StorageV1beta1() storagev1beta1.StorageV1beta1Interface {
 // StoragemigrationV1beta1 returns the StoragemigrationV1beta1 client, decoding with fanout's decoder.
 func (c *Clientset) StoragemigrationV1beta1() storagemigrationv1beta1.StoragemigrationV1beta1Interface {
 	return c.groups.storagemigrationV1beta1
+}
+
+// streamingAdmissionregistrationV1 is the AdmissionregistrationV1 client whose resource clients stream their lists.
+type streamingAdmissionregistrationV1 struct {
+	admissionregistrationv1.AdmissionregistrationV1Interface
+}
+
+func (g streamingAdmissionregistrationV1) MutatingWebhookConfigurations() admissionregistrationv1.MutatingWebhookConfigurationInterface {
+	return streamingAdmissionregistrationV1MutatingWebhookConfigurations{g.AdmissionregistrationV1Interface.MutatingWebhookConfigurations()}
+}
+
+type streamingAdmissionregistrationV1MutatingWebhookConfigurations struct {
+	admissionregistrationv1.MutatingWebhookConfigurationInterface
+}
+
+func (c streamingAdmissionregistrationV1MutatingWebhookConfigurations) List(ctx context.Context, opts metav1.ListOptions) (*apiadmissionregistrationv1.MutatingWebhookConfigurationList, error) {
+	return streamList(ctx, opts, c.MutatingWebhookConfigurationInterface.List)
+}
+
+func (g streamingAdmissionregistrationV1) ValidatingAdmissionPolicies() admissionregistrationv1.ValidatingAdmissionPolicyInterface {
+	return streamingAdmissionregistrationV1ValidatingAdmissionPolicies{g.AdmissionregistrationV1Interface.ValidatingAdmissionPolicies()}
+}
+
+type streamingAdmissionregistrationV1ValidatingAdmissionPolicies struct {
+	admissionregistrationv1.ValidatingAdmissionPolicyInterface
+}
+
+func (c streamingAdmissionregistrationV1ValidatingAdmissionPolicies) List(ctx context.Context, opts metav1.ListOptions) (*apiadmissionregistrationv1.ValidatingAdmissionPolicyList, error) {
+	return streamList(ctx, opts, c.ValidatingAdmissionPolicyInterface.List)
+}
+
+func (g streamingAdmissionregistrationV1) ValidatingAdmissionPolicyBindings() admissionregistrationv1.ValidatingAdmissionPolicyBindingInterface {
+	return streamingAdmissionregistrationV1ValidatingAdmissionPolicyBindings{g.AdmissionregistrationV1Interface.ValidatingAdmissionPolicyBindings()}
+}
+
+type streamingAdmissionregistrationV1ValidatingAdmissionPolicyBindings struct {
+	admissionregistrationv1.ValidatingAdmissionPolicyBindingInterface
+}
+
+func (c streamingAdmissionregistrationV1ValidatingAdmissionPolicyBindings) List(ctx context.Context, opts metav1.ListOptions) (*apiadmissionregistrationv1.ValidatingAdmissionPolicyBindingList, error) {
+	return streamList(ctx, opts, c.ValidatingAdmissionPolicyBindingInterface.List)
+}
+
+func (g streamingAdmissionregistrationV1) ValidatingWebhookConfigurations() admissionregistrationv1.ValidatingWebhookConfigurationInterface {
+	return streamingAdmissionregistrationV1ValidatingWebhookConfigurations{g.AdmissionregistrationV1Interface.ValidatingWebhookConfigurations()}
+}
+
+type streamingAdmissionregistrationV1ValidatingWebhookConfigurations struct {
+	admissionregistrationv1.ValidatingWebhookConfigurationInterface
+}
+
+func (c streamingAdmissionregistrationV1ValidatingWebhookConfigurations) List(ctx context.Context, opts metav1.ListOptions) (*apiadmissionregistrationv1.ValidatingWebhookConfigurationList, error) {
+	return streamList(ctx, opts, c.ValidatingWebhookConfigurationInterface.List)
+}
+
+// streamingAdmissionregistrationV1alpha1 is the AdmissionregistrationV1alpha1 client whose resource clients stream their lists.
+type streamingAdmissionregistrationV1alpha1 struct {
+	admissionregistrationv1alpha1.AdmissionregistrationV1alpha1Interface
+}
+
+func (g streamingAdmissionregistrationV1alpha1) MutatingAdmissionPolicies() admissionregistrationv1alpha1.MutatingAdmissionPolicyInterface {
+	return streamingAdmissionregistrationV1alpha1MutatingAdmissionPolicies{g.AdmissionregistrationV1alpha1Interface.MutatingAdmissionPolicies()}
+}
+
+type streamingAdmissionregistrationV1alpha1MutatingAdmissionPolicies struct {
+	admissionregistrationv1alpha1.MutatingAdmissionPolicyInterface
+}
+
+func (c streamingAdmissionregistrationV1alpha1MutatingAdmissionPolicies) List(ctx context.Context, opts metav1.ListOptions) (*apiadmissionregistrationv1alpha1.MutatingAdmissionPolicyList, error) {
+	return streamList(ctx, opts, c.MutatingAdmissionPolicyInterface.List)
+}
+
+func (g streamingAdmissionregistrationV1alpha1) MutatingAdmissionPolicyBindings() admissionregistrationv1alpha1.MutatingAdmissionPolicyBindingInterface {
+	return streamingAdmissionregistrationV1alpha1MutatingAdmissionPolicyBindings{g.AdmissionregistrationV1alpha1Interface.MutatingAdmissionPolicyBindings()}
+}
+
+type streamingAdmissionregistrationV1alpha1MutatingAdmissionPolicyBindings struct {
+	admissionregistrationv1alpha1.MutatingAdmissionPolicyBindingInterface
+}
+
+func (c streamingAdmissionregistrationV1alpha1MutatingAdmissionPolicyBindings) List(ctx context.Context, opts metav1.ListOptions) (*apiadmissionregistrationv1alpha1.MutatingAdmissionPolicyBindingList, error) {
+	return streamList(ctx, opts, c.MutatingAdmissionPolicyBindingInterface.List)
+}
+
+func (g streamingAdmissionregistrationV1alpha1) ValidatingAdmissionPolicies() admissionregistrationv1alpha1.ValidatingAdmissionPolicyInterface {
+	return streamingAdmissionregistrationV1alpha1ValidatingAdmissionPolicies{g.AdmissionregistrationV1alpha1Interface.ValidatingAdmissionPolicies()}
+}
+
+type streamingAdmissionregistrationV1alpha1ValidatingAdmissionPolicies struct {
+	admissionregistrationv1alpha1.ValidatingAdmissionPolicyInterface
+}
+
+func (c streamingAdmissionregistrationV1alpha1ValidatingAdmissionPolicies) List(ctx context.Context, opts metav1.ListOptions) (*apiadmissionregistrationv1alpha1.ValidatingAdmissionPolicyList, error) {
+	return streamList(ctx, opts, c.ValidatingAdmissionPolicyInterface.List)
+}
+
+func (g streamingAdmissionregistrationV1alpha1) ValidatingAdmissionPolicyBindings() admissionregistrationv1alpha1.ValidatingAdmissionPolicyBindingInterface {
+	return streamingAdmissionregistrationV1alpha1ValidatingAdmissionPolicyBindings{g.AdmissionregistrationV1alpha1Interface.ValidatingAdmissionPolicyBindings()}
+}
+
+type streamingAdmissionregistrationV1alpha1ValidatingAdmissionPolicyBindings struct {
+	admissionregistrationv1alpha1.ValidatingAdmissionPolicyBindingInterface
+}
+
+func (c streamingAdmissionregistrationV1alpha1ValidatingAdmissionPolicyBindings) List(ctx context.Context, opts metav1.ListOptions) (*apiadmissionregistrationv1alpha1.ValidatingAdmissionPolicyBindingList, error) {
+	return streamList(ctx, opts, c.ValidatingAdmissionPolicyBindingInterface.List)
+}
+
+// streamingAdmissionregistrationV1beta1 is the AdmissionregistrationV1beta1 client whose resource clients stream their lists.
+type streamingAdmissionregistrationV1beta1 struct {
+	admissionregistrationv1beta1.AdmissionregistrationV1beta1Interface
+}
+
+func (g streamingAdmissionregistrationV1beta1) MutatingAdmissionPolicies() admissionregistrationv1beta1.MutatingAdmissionPolicyInterface {
+	return streamingAdmissionregistrationV1beta1MutatingAdmissionPolicies{g.AdmissionregistrationV1beta1Interface.MutatingAdmissionPolicies()}
+}
+
+type streamingAdmissionregistrationV1beta1MutatingAdmissionPolicies struct {
+	admissionregistrationv1beta1.MutatingAdmissionPolicyInterface
+}
+
+func (c streamingAdmissionregistrationV1beta1MutatingAdmissionPolicies) List(ctx context.Context, opts metav1.ListOptions) (*apiadmissionregistrationv1beta1.MutatingAdmissionPolicyList, error) {
+	return streamList(ctx, opts, c.MutatingAdmissionPolicyInterface.List)
+}
+
+func (g streamingAdmissionregistrationV1beta1) MutatingAdmissionPolicyBindings() admissionregistrationv1beta1.MutatingAdmissionPolicyBindingInterface {
+	return streamingAdmissionregistrationV1beta1MutatingAdmissionPolicyBindings{g.AdmissionregistrationV1beta1Interface.MutatingAdmissionPolicyBindings()}
+}
+
+type streamingAdmissionregistrationV1beta1MutatingAdmissionPolicyBindings struct {
+	admissionregistrationv1beta1.MutatingAdmissionPolicyBindingInterface
+}
+
+func (c streamingAdmissionregistrationV1beta1MutatingAdmissionPolicyBindings) List(ctx context.Context, opts metav1.ListOptions) (*apiadmissionregistrationv1beta1.MutatingAdmissionPolicyBindingList, error) {
+	return streamList(ctx, opts, c.MutatingAdmissionPolicyBindingInterface.List)
+}
+
+func (g streamingAdmissionregistrationV1beta1) MutatingWebhookConfigurations() admissionregistrationv1beta1.MutatingWebhookConfigurationInterface {
+	return streamingAdmissionregistrationV1beta1MutatingWebhookConfigurations{g.AdmissionregistrationV1beta1Interface.MutatingWebhookConfigurations()}
+}
+
+type streamingAdmissionregistrationV1beta1MutatingWebhookConfigurations struct {
+	admissionregistrationv1beta1.MutatingWebhookConfigurationInterface
+}
+
+func (c streamingAdmissionregistrationV1beta1MutatingWebhookConfigurations) List(ctx context.Context, opts metav1.ListOptions) (*apiadmissionregistrationv1beta1.MutatingWebhookConfigurationList, error) {
+	return streamList(ctx, opts, c.MutatingWebhookConfigurationInterface.List)
+}
+
+func (g streamingAdmissionregistrationV1beta1) ValidatingAdmissionPolicies() admissionregistrationv1beta1.ValidatingAdmissionPolicyInterface {
+	return streamingAdmissionregistrationV1beta1ValidatingAdmissionPolicies{g.AdmissionregistrationV1beta1Interface.ValidatingAdmissionPolicies()}
+}
+
+type streamingAdmissionregistrationV1beta1ValidatingAdmissionPolicies struct {
+	admissionregistrationv1beta1.ValidatingAdmissionPolicyInterface
+}
+
+func (c streamingAdmissionregistrationV1beta1ValidatingAdmissionPolicies) List(ctx context.Context, opts metav1.ListOptions) (*apiadmissionregistrationv1beta1.ValidatingAdmissionPolicyList, error) {
+	return streamList(ctx, opts, c.ValidatingAdmissionPolicyInterface.List)
+}
+
+func (g streamingAdmissionregistrationV1beta1) ValidatingAdmissionPolicyBindings() admissionregistrationv1beta1.ValidatingAdmissionPolicyBindingInterface {
+	return streamingAdmissionregistrationV1beta1ValidatingAdmissionPolicyBindings{g.AdmissionregistrationV1beta1Interface.ValidatingAdmissionPolicyBindings()}
+}
+
+type streamingAdmissionregistrationV1beta1ValidatingAdmissionPolicyBindings struct {
+	admissionregistrationv1beta1.ValidatingAdmissionPolicyBindingInterface
+}
+
+func (c streamingAdmissionregistrationV1beta1ValidatingAdmissionPolicyBindings) List(ctx context.Context, opts metav1.ListOptions) (*apiadmissionregistrationv1beta1.ValidatingAdmissionPolicyBindingList, error) {
+	return streamList(ctx, opts, c.ValidatingAdmissionPolicyBindingInterface.List)
+}
+
+func (g streamingAdmissionregistrationV1beta1) ValidatingWebhookConfigurations() admissionregistrationv1beta1.ValidatingWebhookConfigurationInterface {
+	return streamingAdmissionregistrationV1beta1ValidatingWebhookConfigurations{g.AdmissionregistrationV1beta1Interface.ValidatingWebhookConfigurations()}
+}
+
+type streamingAdmissionregistrationV1beta1ValidatingWebhookConfigurations struct {
+	admissionregistrationv1beta1.ValidatingWebhookConfigurationInterface
+}
+
+func (c streamingAdmissionregistrationV1beta1ValidatingWebhookConfigurations) List(ctx context.Context, opts metav1.ListOptions) (*apiadmissionregistrationv1beta1.ValidatingWebhookConfigurationList, error) {
+	return streamList(ctx, opts, c.ValidatingWebhookConfigurationInterface.List)
+}
+
+// streamingAppsV1 is the AppsV1 client whose resource clients stream their lists.
+type streamingAppsV1 struct{ appsv1.AppsV1Interface }
+
+func (g streamingAppsV1) ControllerRevisions(namespace string) appsv1.ControllerRevisionInterface {
+	return streamingAppsV1ControllerRevisions{g.AppsV1Interface.ControllerRevisions(namespace)}
+}
+
+type streamingAppsV1ControllerRevisions struct {
+	appsv1.ControllerRevisionInterface
+}
+
+func (c streamingAppsV1ControllerRevisions) List(ctx context.Context, opts metav1.ListOptions) (*apiappsv1.ControllerRevisionList, error) {
+	return streamList(ctx, opts, c.ControllerRevisionInterface.List)
+}
+
+func (g streamingAppsV1) DaemonSets(namespace string) appsv1.DaemonSetInterface {
+	return streamingAppsV1DaemonSets{g.AppsV1Interface.DaemonSets(namespace)}
+}
+
+type streamingAppsV1DaemonSets struct{ appsv1.DaemonSetInterface }
+
+func (c streamingAppsV1DaemonSets) List(ctx context.Context, opts metav1.ListOptions) (*apiappsv1.DaemonSetList, error) {
+	return streamList(ctx, opts, c.DaemonSetInterface.List)
+}
+
+func (g streamingAppsV1) Deployments(namespace string) appsv1.DeploymentInterface {
+	return streamingAppsV1Deployments{g.AppsV1Interface.Deployments(namespace)}
+}
+
+type streamingAppsV1Deployments struct{ appsv1.DeploymentInterface }
+
+func (c streamingAppsV1Deployments) List(ctx context.Context, opts metav1.ListOptions) (*apiappsv1.DeploymentList, error) {
+	return streamList(ctx, opts, c.DeploymentInterface.List)
+}
+
+func (g streamingAppsV1) ReplicaSets(namespace string) appsv1.ReplicaSetInterface {
+	return streamingAppsV1ReplicaSets{g.AppsV1Interface.ReplicaSets(namespace)}
+}
+
+type streamingAppsV1ReplicaSets struct{ appsv1.ReplicaSetInterface }
+
+func (c streamingAppsV1ReplicaSets) List(ctx context.Context, opts metav1.ListOptions) (*apiappsv1.ReplicaSetList, error) {
+	return streamList(ctx, opts, c.ReplicaSetInterface.List)
+}
+
+func (g streamingAppsV1) StatefulSets(namespace string) appsv1.StatefulSetInterface {
+	return streamingAppsV1StatefulSets{g.AppsV1Interface.StatefulSets(namespace)}
+}
+
+type streamingAppsV1StatefulSets struct{ appsv1.StatefulSetInterface }
+
+func (c streamingAppsV1StatefulSets) List(ctx context.Context, opts metav1.ListOptions) (*apiappsv1.StatefulSetList, error) {
+	return streamList(ctx, opts, c.StatefulSetInterface.List)
+}
+
+// streamingAppsV1beta1 is the AppsV1beta1 client whose resource clients stream their lists.
+type streamingAppsV1beta1 struct {
+	appsv1beta1.AppsV1beta1Interface
+}
+
+func (g streamingAppsV1beta1) ControllerRevisions(namespace string) appsv1beta1.ControllerRevisionInterface {
+	return streamingAppsV1beta1ControllerRevisions{g.AppsV1beta1Interface.ControllerRevisions(namespace)}
+}
+
+type streamingAppsV1beta1ControllerRevisions struct {
+	appsv1beta1.ControllerRevisionInterface
+}
+
+func (c streamingAppsV1beta1ControllerRevisions) List(ctx context.Context, opts metav1.ListOptions) (*apiappsv1beta1.ControllerRevisionList, error) {
+	return streamList(ctx, opts, c.ControllerRevisionInterface.List)
+}
+
+func (g streamingAppsV1beta1) Deployments(namespace string) appsv1beta1.DeploymentInterface {
+	return streamingAppsV1beta1Deployments{g.AppsV1beta1Interface.Deployments(namespace)}
+}
+
+type streamingAppsV1beta1Deployments struct {
+	appsv1beta1.DeploymentInterface
+}
+
+func (c streamingAppsV1beta1Deployments) List(ctx context.Context, opts metav1.ListOptions) (*apiappsv1beta1.DeploymentList, error) {
+	return streamList(ctx, opts, c.DeploymentInterface.List)
+}
+
+func (g streamingAppsV1beta1) StatefulSets(namespace string) appsv1beta1.StatefulSetInterface {
+	return streamingAppsV1beta1StatefulSets{g.AppsV1beta1Interface.StatefulSets(namespace)}
+}
+
+type streamingAppsV1beta1StatefulSets struct {
+	appsv1beta1.StatefulSetInterface
+}
+
+func (c streamingAppsV1beta1StatefulSets) List(ctx context.Context, opts metav1.ListOptions) (*apiappsv1beta1.StatefulSetList, error) {
+	return streamList(ctx, opts, c.StatefulSetInterface.List)
+}
+
+// streamingAppsV1beta2 is the AppsV1beta2 client whose resource clients stream their lists.
+type streamingAppsV1beta2 struct {
+	appsv1beta2.AppsV1beta2Interface
+}
+
+func (g streamingAppsV1beta2) ControllerRevisions(namespace string) appsv1beta2.ControllerRevisionInterface {
+	return streamingAppsV1beta2ControllerRevisions{g.AppsV1beta2Interface.ControllerRevisions(namespace)}
+}
+
+type streamingAppsV1beta2ControllerRevisions struct {
+	appsv1beta2.ControllerRevisionInterface
+}
+
+func (c streamingAppsV1beta2ControllerRevisions) List(ctx context.Context, opts metav1.ListOptions) (*apiappsv1beta2.ControllerRevisionList, error) {
+	return streamList(ctx, opts, c.ControllerRevisionInterface.List)
+}
+
+func (g streamingAppsV1beta2) DaemonSets(namespace string) appsv1beta2.DaemonSetInterface {
+	return streamingAppsV1beta2DaemonSets{g.AppsV1beta2Interface.DaemonSets(namespace)}
+}
+
+type streamingAppsV1beta2DaemonSets struct{ appsv1beta2.DaemonSetInterface }
+
+func (c streamingAppsV1beta2DaemonSets) List(ctx context.Context, opts metav1.ListOptions) (*apiappsv1beta2.DaemonSetList, error) {
+	return streamList(ctx, opts, c.DaemonSetInterface.List)
+}
+
+func (g streamingAppsV1beta2) Deployments(namespace string) appsv1beta2.DeploymentInterface {
+	return streamingAppsV1beta2Deployments{g.AppsV1beta2Interface.Deployments(namespace)}
+}
+
+type streamingAppsV1beta2Deployments struct {
+	appsv1beta2.DeploymentInterface
+}
+
+func (c streamingAppsV1beta2Deployments) List(ctx context.Context, opts metav1.ListOptions) (*apiappsv1beta2.DeploymentList, error) {
+	return streamList(ctx, opts, c.DeploymentInterface.List)
+}
+
+func (g streamingAppsV1beta2) ReplicaSets(namespace string) appsv1beta2.ReplicaSetInterface {
+	return streamingAppsV1beta2ReplicaSets{g.AppsV1beta2Interface.ReplicaSets(namespace)}
+}
+
+type streamingAppsV1beta2ReplicaSets struct {
+	appsv1beta2.ReplicaSetInterface
+}
+
+func (c streamingAppsV1beta2ReplicaSets) List(ctx context.Context, opts metav1.ListOptions) (*apiappsv1beta2.ReplicaSetList, error) {
+	return streamList(ctx, opts, c.ReplicaSetInterface.List)
+}
+
+func (g streamingAppsV1beta2) StatefulSets(namespace string) appsv1beta2.StatefulSetInterface {
+	return streamingAppsV1beta2StatefulSets{g.AppsV1beta2Interface.StatefulSets(namespace)}
+}
+
+type streamingAppsV1beta2StatefulSets struct {
+	appsv1beta2.StatefulSetInterface
+}
+
+func (c streamingAppsV1beta2StatefulSets) List(ctx context.Context, opts metav1.ListOptions) (*apiappsv1beta2.StatefulSetList, error) {
+	return streamList(ctx, opts, c.StatefulSetInterface.List)
+}
+
+// streamingAutoscalingV1 is the AutoscalingV1 client whose resource clients stream their lists.
+type streamingAutoscalingV1 struct {
+	autoscalingv1.AutoscalingV1Interface
+}
+
+func (g streamingAutoscalingV1) HorizontalPodAutoscalers(namespace string) autoscalingv1.HorizontalPodAutoscalerInterface {
+	return streamingAutoscalingV1HorizontalPodAutoscalers{g.AutoscalingV1Interface.HorizontalPodAutoscalers(namespace)}
+}
+
+type streamingAutoscalingV1HorizontalPodAutoscalers struct {
+	autoscalingv1.HorizontalPodAutoscalerInterface
+}
+
+func (c streamingAutoscalingV1HorizontalPodAutoscalers) List(ctx context.Context, opts metav1.ListOptions) (*apiautoscalingv1.HorizontalPodAutoscalerList, error) {
+	return streamList(ctx, opts, c.HorizontalPodAutoscalerInterface.List)
+}
+
+// streamingAutoscalingV2 is the AutoscalingV2 client whose resource clients stream their lists.
+type streamingAutoscalingV2 struct {
+	autoscalingv2.AutoscalingV2Interface
+}
+
+func (g streamingAutoscalingV2) HorizontalPodAutoscalers(namespace string) autoscalingv2.HorizontalPodAutoscalerInterface {
+	return streamingAutoscalingV2HorizontalPodAutoscalers{g.AutoscalingV2Interface.HorizontalPodAutoscalers(namespace)}
+}
+
+type streamingAutoscalingV2HorizontalPodAutoscalers struct {
+	autoscalingv2.HorizontalPodAutoscalerInterface
+}
+
+func (c streamingAutoscalingV2HorizontalPodAutoscalers) List(ctx context.Context, opts metav1.ListOptions) (*apiautoscalingv2.HorizontalPodAutoscalerList, error) {
+	return streamList(ctx, opts, c.HorizontalPodAutoscalerInterface.List)
+}
+
+// streamingBatchV1 is the BatchV1 client whose resource clients stream their lists.
+type streamingBatchV1 struct{ batchv1.BatchV1Interface }
+
+func (g streamingBatchV1) CronJobs(namespace string) batchv1.CronJobInterface {
+	return streamingBatchV1CronJobs{g.BatchV1Interface.CronJobs(namespace)}
+}
+
+type streamingBatchV1CronJobs struct{ batchv1.CronJobInterface }
+
+func (c streamingBatchV1CronJobs) List(ctx context.Context, opts metav1.ListOptions) (*apibatchv1.CronJobList, error) {
+	return streamList(ctx, opts, c.CronJobInterface.List)
+}
+
+func (g streamingBatchV1) Jobs(namespace string) batchv1.JobInterface {
+	return streamingBatchV1Jobs{g.BatchV1Interface.Jobs(namespace)}
+}
+
+type streamingBatchV1Jobs struct{ batchv1.JobInterface }
+
+func (c streamingBatchV1Jobs) List(ctx context.Context, opts metav1.ListOptions) (*apibatchv1.JobList, error) {
+	return streamList(ctx, opts, c.JobInterface.List)
+}
+
+// streamingBatchV1beta1 is the BatchV1beta1 client whose resource clients stream their lists.
+type streamingBatchV1beta1 struct {
+	batchv1beta1.BatchV1beta1Interface
+}
+
+func (g streamingBatchV1beta1) CronJobs(namespace string) batchv1beta1.CronJobInterface {
+	return streamingBatchV1beta1CronJobs{g.BatchV1beta1Interface.CronJobs(namespace)}
+}
+
+type streamingBatchV1beta1CronJobs struct{ batchv1beta1.CronJobInterface }
+
+func (c streamingBatchV1beta1CronJobs) List(ctx context.Context, opts metav1.ListOptions) (*apibatchv1beta1.CronJobList, error) {
+	return streamList(ctx, opts, c.CronJobInterface.List)
+}
+
+// streamingCertificatesV1 is the CertificatesV1 client whose resource clients stream their lists.
+type streamingCertificatesV1 struct {
+	certificatesv1.CertificatesV1Interface
+}
+
+func (g streamingCertificatesV1) CertificateSigningRequests() certificatesv1.CertificateSigningRequestInterface {
+	return streamingCertificatesV1CertificateSigningRequests{g.CertificatesV1Interface.CertificateSigningRequests()}
+}
+
+type streamingCertificatesV1CertificateSigningRequests struct {
+	certificatesv1.CertificateSigningRequestInterface
+}
+
+func (c streamingCertificatesV1CertificateSigningRequests) List(ctx context.Context, opts metav1.ListOptions) (*apicertificatesv1.CertificateSigningRequestList, error) {
+	return streamList(ctx, opts, c.CertificateSigningRequestInterface.List)
+}
+
+// streamingCertificatesV1alpha1 is the CertificatesV1alpha1 client whose resource clients stream their lists.
+type streamingCertificatesV1alpha1 struct {
+	certificatesv1alpha1.CertificatesV1alpha1Interface
+}
+
+func (g streamingCertificatesV1alpha1) ClusterTrustBundles() certificatesv1alpha1.ClusterTrustBundleInterface {
+	return streamingCertificatesV1alpha1ClusterTrustBundles{g.CertificatesV1alpha1Interface.ClusterTrustBundles()}
+}
+
+type streamingCertificatesV1alpha1ClusterTrustBundles struct {
+	certificatesv1alpha1.ClusterTrustBundleInterface
+}
+
+func (c streamingCertificatesV1alpha1ClusterTrustBundles) List(ctx context.Context, opts metav1.ListOptions) (*apicertificatesv1alpha1.ClusterTrustBundleList, error) {
+	return streamList(ctx, opts, c.ClusterTrustBundleInterface.List)
+}
+
+// streamingCertificatesV1beta1 is the CertificatesV1beta1 client whose resource clients stream their lists.
+type streamingCertificatesV1beta1 struct {
+	certificatesv1beta1.CertificatesV1beta1Interface
+}
+
+func (g streamingCertificatesV1beta1) CertificateSigningRequests() certificatesv1beta1.CertificateSigningRequestInterface {
+	return streamingCertificatesV1beta1CertificateSigningRequests{g.CertificatesV1beta1Interface.CertificateSigningRequests()}
+}
+
+type streamingCertificatesV1beta1CertificateSigningRequests struct {
+	certificatesv1beta1.CertificateSigningRequestInterface
+}
+
+func (c streamingCertificatesV1beta1CertificateSigningRequests) List(ctx context.Context, opts metav1.ListOptions) (*apicertificatesv1beta1.CertificateSigningRequestList, error) {
+	return streamList(ctx, opts, c.CertificateSigningRequestInterface.List)
+}
+
+func (g streamingCertificatesV1beta1) ClusterTrustBundles() certificatesv1beta1.ClusterTrustBundleInterface {
+	return streamingCertificatesV1beta1ClusterTrustBundles{g.CertificatesV1beta1Interface.ClusterTrustBundles()}
+}
+
+type streamingCertificatesV1beta1ClusterTrustBundles struct {
+	certificatesv1beta1.ClusterTrustBundleInterface
+}
+
+func (c streamingCertificatesV1beta1ClusterTrustBundles) List(ctx context.Context, opts metav1.ListOptions) (*apicertificatesv1beta1.ClusterTrustBundleList, error) {
+	return streamList(ctx, opts, c.ClusterTrustBundleInterface.List)
+}
+
+func (g streamingCertificatesV1beta1) PodCertificateRequests(namespace string) certificatesv1beta1.PodCertificateRequestInterface {
+	return streamingCertificatesV1beta1PodCertificateRequests{g.CertificatesV1beta1Interface.PodCertificateRequests(namespace)}
+}
+
+type streamingCertificatesV1beta1PodCertificateRequests struct {
+	certificatesv1beta1.PodCertificateRequestInterface
+}
+
+func (c streamingCertificatesV1beta1PodCertificateRequests) List(ctx context.Context, opts metav1.ListOptions) (*apicertificatesv1beta1.PodCertificateRequestList, error) {
+	return streamList(ctx, opts, c.PodCertificateRequestInterface.List)
+}
+
+// streamingCoordinationV1 is the CoordinationV1 client whose resource clients stream their lists.
+type streamingCoordinationV1 struct {
+	coordinationv1.CoordinationV1Interface
+}
+
+func (g streamingCoordinationV1) Leases(namespace string) coordinationv1.LeaseInterface {
+	return streamingCoordinationV1Leases{g.CoordinationV1Interface.Leases(namespace)}
+}
+
+type streamingCoordinationV1Leases struct{ coordinationv1.LeaseInterface }
+
+func (c streamingCoordinationV1Leases) List(ctx context.Context, opts metav1.ListOptions) (*apicoordinationv1.LeaseList, error) {
+	return streamList(ctx, opts, c.LeaseInterface.List)
+}
+
+// streamingCoordinationV1alpha2 is the CoordinationV1alpha2 client whose resource clients stream their lists.
+type streamingCoordinationV1alpha2 struct {
+	coordinationv1alpha2.CoordinationV1alpha2Interface
+}
+
+func (g streamingCoordinationV1alpha2) LeaseCandidates(namespace string) coordinationv1alpha2.LeaseCandidateInterface {
+	return streamingCoordinationV1alpha2LeaseCandidates{g.CoordinationV1alpha2Interface.LeaseCandidates(namespace)}
+}
+
+type streamingCoordinationV1alpha2LeaseCandidates struct {
+	coordinationv1alpha2.LeaseCandidateInterface
+}
+
+func (c streamingCoordinationV1alpha2LeaseCandidates) List(ctx context.Context, opts metav1.ListOptions) (*apicoordinationv1alpha2.LeaseCandidateList, error) {
+	return streamList(ctx, opts, c.LeaseCandidateInterface.List)
+}
+
+// streamingCoordinationV1beta1 is the CoordinationV1beta1 client whose resource clients stream their lists.
+type streamingCoordinationV1beta1 struct {
+	coordinationv1beta1.CoordinationV1beta1Interface
+}
+
+func (g streamingCoordinationV1beta1) LeaseCandidates(namespace string) coordinationv1beta1.LeaseCandidateInterface {
+	return streamingCoordinationV1beta1LeaseCandidates{g.CoordinationV1beta1Interface.LeaseCandidates(namespace)}
+}
+
+type streamingCoordinationV1beta1LeaseCandidates struct {
+	coordinationv1beta1.LeaseCandidateInterface
+}
+
+func (c streamingCoordinationV1beta1LeaseCandidates) List(ctx context.Context, opts metav1.ListOptions) (*apicoordinationv1beta1.LeaseCandidateList, error) {
+	return streamList(ctx, opts, c.LeaseCandidateInterface.List)
+}
+
+func (g streamingCoordinationV1beta1) Leases(namespace string) coordinationv1beta1.LeaseInterface {
+	return streamingCoordinationV1beta1Leases{g.CoordinationV1beta1Interface.Leases(namespace)}
+}
+
+type streamingCoordinationV1beta1Leases struct {
+	coordinationv1beta1.LeaseInterface
+}
+
+func (c streamingCoordinationV1beta1Leases) List(ctx context.Context, opts metav1.ListOptions) (*apicoordinationv1beta1.LeaseList, error) {
+	return streamList(ctx, opts, c.LeaseInterface.List)
+}
+
+// streamingCoreV1 is the CoreV1 client whose resource clients stream their lists.
+type streamingCoreV1 struct{ corev1.CoreV1Interface }
+
+func (g streamingCoreV1) ComponentStatuses() corev1.ComponentStatusInterface {
+	return streamingCoreV1ComponentStatuses{g.CoreV1Interface.ComponentStatuses()}
+}
+
+type streamingCoreV1ComponentStatuses struct {
+	corev1.ComponentStatusInterface
+}
+
+func (c streamingCoreV1ComponentStatuses) List(ctx context.Context, opts metav1.ListOptions) (*apicorev1.ComponentStatusList, error) {
+	return streamList(ctx, opts, c.ComponentStatusInterface.List)
+}
+
+func (g streamingCoreV1) ConfigMaps(namespace string) corev1.ConfigMapInterface {
+	return streamingCoreV1ConfigMaps{g.CoreV1Interface.ConfigMaps(namespace)}
+}
+
+type streamingCoreV1ConfigMaps struct{ corev1.ConfigMapInterface }
+
+func (c streamingCoreV1ConfigMaps) List(ctx context.Context, opts metav1.ListOptions) (*apicorev1.ConfigMapList, error) {
+	return streamList(ctx, opts, c.ConfigMapInterface.List)
+}
+
+func (g streamingCoreV1) Endpoints(namespace string) corev1.EndpointsInterface {
+	return streamingCoreV1Endpoints{g.CoreV1Interface.Endpoints(namespace)}
+}
+
+type streamingCoreV1Endpoints struct{ corev1.EndpointsInterface }
+
+func (c streamingCoreV1Endpoints) List(ctx context.Context, opts metav1.ListOptions) (*apicorev1.EndpointsList, error) {
+	return streamList(ctx, opts, c.EndpointsInterface.List)
+}
+
+func (g streamingCoreV1) Events(namespace string) corev1.EventInterface {
+	return streamingCoreV1Events{g.CoreV1Interface.Events(namespace)}
+}
+
+type streamingCoreV1Events struct{ corev1.EventInterface }
+
+func (c streamingCoreV1Events) List(ctx context.Context, opts metav1.ListOptions) (*apicorev1.EventList, error) {
+	return streamList(ctx, opts, c.EventInterface.List)
+}
+
+func (g streamingCoreV1) LimitRanges(namespace string) corev1.LimitRangeInterface {
+	return streamingCoreV1LimitRanges{g.CoreV1Interface.LimitRanges(namespace)}
+}
+
+type streamingCoreV1LimitRanges struct{ corev1.LimitRangeInterface }
+
+func (c streamingCoreV1LimitRanges) List(ctx context.Context, opts metav1.ListOptions) (*apicorev1.LimitRangeList, error) {
+	return streamList(ctx, opts, c.LimitRangeInterface.List)
+}
+
+func (g streamingCoreV1) Namespaces() corev1.NamespaceInterface {
+	return streamingCoreV1Namespaces{g.CoreV1Interface.Namespaces()}
+}
+
+type streamingCoreV1Namespaces struct{ corev1.NamespaceInterface }
+
+func (c streamingCoreV1Namespaces) List(ctx context.Context, opts metav1.ListOptions) (*apicorev1.NamespaceList, error) {
+	return streamList(ctx, opts, c.NamespaceInterface.List)
+}
+
+func (g streamingCoreV1) Nodes() corev1.NodeInterface {
+	return streamingCoreV1Nodes{g.CoreV1Interface.Nodes()}
+}
+
+type streamingCoreV1Nodes struct{ corev1.NodeInterface }
+
+func (c streamingCoreV1Nodes) List(ctx context.Context, opts metav1.ListOptions) (*apicorev1.NodeList, error) {
+	return streamList(ctx, opts, c.NodeInterface.List)
+}
+
+func (g streamingCoreV1) PersistentVolumeClaims(namespace string) corev1.PersistentVolumeClaimInterface {
+	return streamingCoreV1PersistentVolumeClaims{g.CoreV1Interface.PersistentVolumeClaims(namespace)}
+}
+
+type streamingCoreV1PersistentVolumeClaims struct {
+	corev1.PersistentVolumeClaimInterface
+}
+
+func (c streamingCoreV1PersistentVolumeClaims) List(ctx context.Context, opts metav1.ListOptions) (*apicorev1.PersistentVolumeClaimList, error) {
+	return streamList(ctx, opts, c.PersistentVolumeClaimInterface.List)
+}
+
+func (g streamingCoreV1) PersistentVolumes() corev1.PersistentVolumeInterface {
+	return streamingCoreV1PersistentVolumes{g.CoreV1Interface.PersistentVolumes()}
+}
+
+type streamingCoreV1PersistentVolumes struct {
+	corev1.PersistentVolumeInterface
+}
+
+func (c streamingCoreV1PersistentVolumes) List(ctx context.Context, opts metav1.ListOptions) (*apicorev1.PersistentVolumeList, error) {
+	return streamList(ctx, opts, c.PersistentVolumeInterface.List)
+}
+
+func (g streamingCoreV1) PodTemplates(namespace string) corev1.PodTemplateInterface {
+	return streamingCoreV1PodTemplates{g.CoreV1Interface.PodTemplates(namespace)}
+}
+
+type streamingCoreV1PodTemplates struct{ corev1.PodTemplateInterface }
+
+func (c streamingCoreV1PodTemplates) List(ctx context.Context, opts metav1.ListOptions) (*apicorev1.PodTemplateList, error) {
+	return streamList(ctx, opts, c.PodTemplateInterface.List)
+}
+
+func (g streamingCoreV1) Pods(namespace string) corev1.PodInterface {
+	return streamingCoreV1Pods{g.CoreV1Interface.Pods(namespace)}
+}
+
+type streamingCoreV1Pods struct{ corev1.PodInterface }
+
+func (c streamingCoreV1Pods) List(ctx context.Context, opts metav1.ListOptions) (*apicorev1.PodList, error) {
+	return streamList(ctx, opts, c.PodInterface.List)
+}
+
+func (g streamingCoreV1) ReplicationControllers(namespace string) corev1.ReplicationControllerInterface {
+	return streamingCoreV1ReplicationControllers{g.CoreV1Interface.ReplicationControllers(namespace)}
+}
+
+type streamingCoreV1ReplicationControllers struct {
+	corev1.ReplicationControllerInterface
+}
+
+func (c streamingCoreV1ReplicationControllers) List(ctx context.Context, opts metav1.ListOptions) (*apicorev1.ReplicationControllerList, error) {
+	return streamList(ctx, opts, c.ReplicationControllerInterface.List)
+}
+
+func (g streamingCoreV1) ResourceQuotas(namespace string) corev1.ResourceQuotaInterface {
+	return streamingCoreV1ResourceQuotas{g.CoreV1Interface.ResourceQuotas(namespace)}
+}
+
+type streamingCoreV1ResourceQuotas struct{ corev1.ResourceQuotaInterface }
+
+func (c streamingCoreV1ResourceQuotas) List(ctx context.Context, opts metav1.ListOptions) (*apicorev1.ResourceQuotaList, error) {
+	return streamList(ctx, opts, c.ResourceQuotaInterface.List)
+}
+
+func (g streamingCoreV1) Secrets(namespace string) corev1.SecretInterface {
+	return streamingCoreV1Secrets{g.CoreV1Interface.Secrets(namespace)}
+}
+
+type streamingCoreV1Secrets struct{ corev1.SecretInterface }
+
+func (c streamingCoreV1Secrets) List(ctx context.Context, opts metav1.ListOptions) (*apicorev1.SecretList, error) {
+	return streamList(ctx, opts, c.SecretInterface.List)
+}
+
+func (g streamingCoreV1) ServiceAccounts(namespace string) corev1.ServiceAccountInterface {
+	return streamingCoreV1ServiceAccounts{g.CoreV1Interface.ServiceAccounts(namespace)}
+}
+
+type streamingCoreV1ServiceAccounts struct{ corev1.ServiceAccountInterface }
+
+func (c streamingCoreV1ServiceAccounts) List(ctx context.Context, opts metav1.ListOptions) (*apicorev1.ServiceAccountList, error) {
+	return streamList(ctx, opts, c.ServiceAccountInterface.List)
+}
+
+func (g streamingCoreV1) Services(namespace string) corev1.ServiceInterface {
+	return streamingCoreV1Services{g.CoreV1Interface.Services(namespace)}
+}
+
+type streamingCoreV1Services struct{ corev1.ServiceInterface }
+
+func (c streamingCoreV1Services) List(ctx context.Context, opts metav1.ListOptions) (*apicorev1.ServiceList, error) {
+	return streamList(ctx, opts, c.ServiceInterface.List)
+}
+
+// streamingDiscoveryV1 is the DiscoveryV1 client whose resource clients stream their lists.
+type streamingDiscoveryV1 struct {
+	discoveryv1.DiscoveryV1Interface
+}
+
+func (g streamingDiscoveryV1) EndpointSlices(namespace string) discoveryv1.EndpointSliceInterface {
+	return streamingDiscoveryV1EndpointSlices{g.DiscoveryV1Interface.EndpointSlices(namespace)}
+}
+
+type streamingDiscoveryV1EndpointSlices struct {
+	discoveryv1.EndpointSliceInterface
+}
+
+func (c streamingDiscoveryV1EndpointSlices) List(ctx context.Context, opts metav1.ListOptions) (*apidiscoveryv1.EndpointSliceList, error) {
+	return streamList(ctx, opts, c.EndpointSliceInterface.List)
+}
+
+// streamingDiscoveryV1beta1 is the DiscoveryV1beta1 client whose resource clients stream their lists.
+type streamingDiscoveryV1beta1 struct {
+	discoveryv1beta1.DiscoveryV1beta1Interface
+}
+
+func (g streamingDiscoveryV1beta1) EndpointSlices(namespace string) discoveryv1beta1.EndpointSliceInterface {
+	return streamingDiscoveryV1beta1EndpointSlices{g.DiscoveryV1beta1Interface.EndpointSlices(namespace)}
+}
+
+type streamingDiscoveryV1beta1EndpointSlices struct {
+	discoveryv1beta1.EndpointSliceInterface
+}
+
+func (c streamingDiscoveryV1beta1EndpointSlices) List(ctx context.Context, opts metav1.ListOptions) (*apidiscoveryv1beta1.EndpointSliceList, error) {
+	return streamList(ctx, opts, c.EndpointSliceInterface.List)
+}
+
+// streamingEventsV1 is the EventsV1 client whose resource clients stream their lists.
+type streamingEventsV1 struct{ eventsv1.EventsV1Interface }
+
+func (g streamingEventsV1) Events(namespace string) eventsv1.EventInterface {
+	return streamingEventsV1Events{g.EventsV1Interface.Events(namespace)}
+}
+
+type streamingEventsV1Events struct{ eventsv1.EventInterface }
+
+func (c streamingEventsV1Events) List(ctx context.Context, opts metav1.ListOptions) (*apieventsv1.EventList, error) {
+	return streamList(ctx, opts, c.EventInterface.List)
+}
+
+// streamingEventsV1beta1 is the EventsV1beta1 client whose resource clients stream their lists.
+type streamingEventsV1beta1 struct {
+	eventsv1beta1.EventsV1beta1Interface
+}
+
+func (g streamingEventsV1beta1) Events(namespace string) eventsv1beta1.EventInterface {
+	return streamingEventsV1beta1Events{g.EventsV1beta1Interface.Events(namespace)}
+}
+
+type streamingEventsV1beta1Events struct{ eventsv1beta1.EventInterface }
+
+func (c streamingEventsV1beta1Events) List(ctx context.Context, opts metav1.ListOptions) (*apieventsv1beta1.EventList, error) {
+	return streamList(ctx, opts, c.EventInterface.List)
+}
+
+// streamingExtensionsV1beta1 is the ExtensionsV1beta1 client whose resource clients stream their lists.
+type streamingExtensionsV1beta1 struct {
+	extensionsv1beta1.ExtensionsV1beta1Interface
+}
+
+func (g streamingExtensionsV1beta1) DaemonSets(namespace string) extensionsv1beta1.DaemonSetInterface {
+	return streamingExtensionsV1beta1DaemonSets{g.ExtensionsV1beta1Interface.DaemonSets(namespace)}
+}
+
+type streamingExtensionsV1beta1DaemonSets struct {
+	extensionsv1beta1.DaemonSetInterface
+}
+
+func (c streamingExtensionsV1beta1DaemonSets) List(ctx context.Context, opts metav1.ListOptions) (*apiextensionsv1beta1.DaemonSetList, error) {
+	return streamList(ctx, opts, c.DaemonSetInterface.List)
+}
+
+func (g streamingExtensionsV1beta1) Deployments(namespace string) extensionsv1beta1.DeploymentInterface {
+	return streamingExtensionsV1beta1Deployments{g.ExtensionsV1beta1Interface.Deployments(namespace)}
+}
+
+type streamingExtensionsV1beta1Deployments struct {
+	extensionsv1beta1.DeploymentInterface
+}
+
+func (c streamingExtensionsV1beta1Deployments) List(ctx context.Context, opts metav1.ListOptions) (*apiextensionsv1beta1.DeploymentList, error) {
+	return streamList(ctx, opts, c.DeploymentInterface.List)
+}
+
+func (g streamingExtensionsV1beta1) Ingresses(namespace string) extensionsv1beta1.IngressInterface {
+	return streamingExtensionsV1beta1Ingresses{g.ExtensionsV1beta1Interface.Ingresses(namespace)}
+}
+
+type streamingExtensionsV1beta1Ingresses struct {
+	extensionsv1beta1.IngressInterface
+}
+
+func (c streamingExtensionsV1beta1Ingresses) List(ctx context.Context, opts metav1.ListOptions) (*apiextensionsv1beta1.IngressList, error) {
+	return streamList(ctx, opts, c.IngressInterface.List)
+}
+
+func (g streamingExtensionsV1beta1) NetworkPolicies(namespace string) extensionsv1beta1.NetworkPolicyInterface {
+	return streamingExtensionsV1beta1NetworkPolicies{g.ExtensionsV1beta1Interface.NetworkPolicies(namespace)}
+}
+
+type streamingExtensionsV1beta1NetworkPolicies struct {
+	extensionsv1beta1.NetworkPolicyInterface
+}
+
+func (c streamingExtensionsV1beta1NetworkPolicies) List(ctx context.Context, opts metav1.ListOptions) (*apiextensionsv1beta1.NetworkPolicyList, error) {
+	return streamList(ctx, opts, c.NetworkPolicyInterface.List)
+}
+
+func (g streamingExtensionsV1beta1) ReplicaSets(namespace string) extensionsv1beta1.ReplicaSetInterface {
+	return streamingExtensionsV1beta1ReplicaSets{g.ExtensionsV1beta1Interface.ReplicaSets(namespace)}
+}
+
+type streamingExtensionsV1beta1ReplicaSets struct {
+	extensionsv1beta1.ReplicaSetInterface
+}
+
+func (c streamingExtensionsV1beta1ReplicaSets) List(ctx context.Context, opts metav1.ListOptions) (*apiextensionsv1beta1.ReplicaSetList, error) {
+	return streamList(ctx, opts, c.ReplicaSetInterface.List)
+}
+
+// streamingFlowcontrolV1 is the FlowcontrolV1 client whose resource clients stream their lists.
+type streamingFlowcontrolV1 struct {
+	flowcontrolv1.FlowcontrolV1Interface
+}
+
+func (g streamingFlowcontrolV1) FlowSchemas() flowcontrolv1.FlowSchemaInterface {
+	return streamingFlowcontrolV1FlowSchemas{g.FlowcontrolV1Interface.FlowSchemas()}
+}
+
+type streamingFlowcontrolV1FlowSchemas struct {
+	flowcontrolv1.FlowSchemaInterface
+}
+
+func (c streamingFlowcontrolV1FlowSchemas) List(ctx context.Context, opts metav1.ListOptions) (*apiflowcontrolv1.FlowSchemaList, error) {
+	return streamList(ctx, opts, c.FlowSchemaInterface.List)
+}
+
+func (g streamingFlowcontrolV1) PriorityLevelConfigurations() flowcontrolv1.PriorityLevelConfigurationInterface {
+	return streamingFlowcontrolV1PriorityLevelConfigurations{g.FlowcontrolV1Interface.PriorityLevelConfigurations()}
+}
+
+type streamingFlowcontrolV1PriorityLevelConfigurations struct {
+	flowcontrolv1.PriorityLevelConfigurationInterface
+}
+
+func (c streamingFlowcontrolV1PriorityLevelConfigurations) List(ctx context.Context, opts metav1.ListOptions) (*apiflowcontrolv1.PriorityLevelConfigurationList, error) {
+	return streamList(ctx, opts, c.PriorityLevelConfigurationInterface.List)
+}
+
+// streamingFlowcontrolV1beta1 is the FlowcontrolV1beta1 client whose resource clients stream their lists.
+type streamingFlowcontrolV1beta1 struct {
+	flowcontrolv1beta1.FlowcontrolV1beta1Interface
+}
+
+func (g streamingFlowcontrolV1beta1) FlowSchemas() flowcontrolv1beta1.FlowSchemaInterface {
+	return streamingFlowcontrolV1beta1FlowSchemas{g.FlowcontrolV1beta1Interface.FlowSchemas()}
+}
+
+type streamingFlowcontrolV1beta1FlowSchemas struct {
+	flowcontrolv1beta1.FlowSchemaInterface
+}
+
+func (c streamingFlowcontrolV1beta1FlowSchemas) List(ctx context.Context, opts metav1.ListOptions) (*apiflowcontrolv1beta1.FlowSchemaList, error) {
+	return streamList(ctx, opts, c.FlowSchemaInterface.List)
+}
+
+func (g streamingFlowcontrolV1beta1) PriorityLevelConfigurations() flowcontrolv1beta1.PriorityLevelConfigurationInterface {
+	return streamingFlowcontrolV1beta1PriorityLevelConfigurations{g.FlowcontrolV1beta1Interface.PriorityLevelConfigurations()}
+}
+
+type streamingFlowcontrolV1beta1PriorityLevelConfigurations struct {
+	flowcontrolv1beta1.PriorityLevelConfigurationInterface
+}
+
+func (c streamingFlowcontrolV1beta1PriorityLevelConfigurations) List(ctx context.Context, opts metav1.ListOptions) (*apiflowcontrolv1beta1.PriorityLevelConfigurationList, error) {
+	return streamList(ctx, opts, c.PriorityLevelConfigurationInterface.List)
+}
+
+// streamingFlowcontrolV1beta2 is the FlowcontrolV1beta2 client whose resource clients stream their lists.
+type streamingFlowcontrolV1beta2 struct {
+	flowcontrolv1beta2.FlowcontrolV1beta2Interface
+}
+
+func (g streamingFlowcontrolV1beta2) FlowSchemas() flowcontrolv1beta2.FlowSchemaInterface {
+	return streamingFlowcontrolV1beta2FlowSchemas{g.FlowcontrolV1beta2Interface.FlowSchemas()}
+}
+
+type streamingFlowcontrolV1beta2FlowSchemas struct {
+	flowcontrolv1beta2.FlowSchemaInterface
+}
+
+func (c streamingFlowcontrolV1beta2FlowSchemas) List(ctx context.Context, opts metav1.ListOptions) (*apiflowcontrolv1beta2.FlowSchemaList, error) {
+	return streamList(ctx, opts, c.FlowSchemaInterface.List)
+}
+
+func (g streamingFlowcontrolV1beta2) PriorityLevelConfigurations() flowcontrolv1beta2.PriorityLevelConfigurationInterface {
+	return streamingFlowcontrolV1beta2PriorityLevelConfigurations{g.FlowcontrolV1beta2Interface.PriorityLevelConfigurations()}
+}
+
+type streamingFlowcontrolV1beta2PriorityLevelConfigurations struct {
+	flowcontrolv1beta2.PriorityLevelConfigurationInterface
+}
+
+func (c streamingFlowcontrolV1beta2PriorityLevelConfigurations) List(ctx context.Context, opts metav1.ListOptions) (*apiflowcontrolv1beta2.PriorityLevelConfigurationList, error) {
+	return streamList(ctx, opts, c.PriorityLevelConfigurationInterface.List)
+}
+
+// streamingFlowcontrolV1beta3 is the FlowcontrolV1beta3 client whose resource clients stream their lists.
+type streamingFlowcontrolV1beta3 struct {
+	flowcontrolv1beta3.FlowcontrolV1beta3Interface
+}
+
+func (g streamingFlowcontrolV1beta3) FlowSchemas() flowcontrolv1beta3.FlowSchemaInterface {
+	return streamingFlowcontrolV1beta3FlowSchemas{g.FlowcontrolV1beta3Interface.FlowSchemas()}
+}
+
+type streamingFlowcontrolV1beta3FlowSchemas struct {
+	flowcontrolv1beta3.FlowSchemaInterface
+}
+
+func (c streamingFlowcontrolV1beta3FlowSchemas) List(ctx context.Context, opts metav1.ListOptions) (*apiflowcontrolv1beta3.FlowSchemaList, error) {
+	return streamList(ctx, opts, c.FlowSchemaInterface.List)
+}
+
+func (g streamingFlowcontrolV1beta3) PriorityLevelConfigurations() flowcontrolv1beta3.PriorityLevelConfigurationInterface {
+	return streamingFlowcontrolV1beta3PriorityLevelConfigurations{g.FlowcontrolV1beta3Interface.PriorityLevelConfigurations()}
+}
+
+type streamingFlowcontrolV1beta3PriorityLevelConfigurations struct {
+	flowcontrolv1beta3.PriorityLevelConfigurationInterface
+}
+
+func (c streamingFlowcontrolV1beta3PriorityLevelConfigurations) List(ctx context.Context, opts metav1.ListOptions) (*apiflowcontrolv1beta3.PriorityLevelConfigurationList, error) {
+	return streamList(ctx, opts, c.PriorityLevelConfigurationInterface.List)
+}
+
+// streamingInternalV1alpha1 is the InternalV1alpha1 client whose resource clients stream their lists.
+type streamingInternalV1alpha1 struct {
+	apiserverinternalv1alpha1.InternalV1alpha1Interface
+}
+
+func (g streamingInternalV1alpha1) StorageVersions() apiserverinternalv1alpha1.StorageVersionInterface {
+	return streamingInternalV1alpha1StorageVersions{g.InternalV1alpha1Interface.StorageVersions()}
+}
+
+type streamingInternalV1alpha1StorageVersions struct {
+	apiserverinternalv1alpha1.StorageVersionInterface
+}
+
+func (c streamingInternalV1alpha1StorageVersions) List(ctx context.Context, opts metav1.ListOptions) (*apiapiserverinternalv1alpha1.StorageVersionList, error) {
+	return streamList(ctx, opts, c.StorageVersionInterface.List)
+}
+
+// streamingNetworkingV1 is the NetworkingV1 client whose resource clients stream their lists.
+type streamingNetworkingV1 struct {
+	networkingv1.NetworkingV1Interface
+}
+
+func (g streamingNetworkingV1) IPAddresses() networkingv1.IPAddressInterface {
+	return streamingNetworkingV1IPAddresses{g.NetworkingV1Interface.IPAddresses()}
+}
+
+type streamingNetworkingV1IPAddresses struct {
+	networkingv1.IPAddressInterface
+}
+
+func (c streamingNetworkingV1IPAddresses) List(ctx context.Context, opts metav1.ListOptions) (*apinetworkingv1.IPAddressList, error) {
+	return streamList(ctx, opts, c.IPAddressInterface.List)
+}
+
+func (g streamingNetworkingV1) IngressClasses() networkingv1.IngressClassInterface {
+	return streamingNetworkingV1IngressClasses{g.NetworkingV1Interface.IngressClasses()}
+}
+
+type streamingNetworkingV1IngressClasses struct {
+	networkingv1.IngressClassInterface
+}
+
+func (c streamingNetworkingV1IngressClasses) List(ctx context.Context, opts metav1.ListOptions) (*apinetworkingv1.IngressClassList, error) {
+	return streamList(ctx, opts, c.IngressClassInterface.List)
+}
+
+func (g streamingNetworkingV1) Ingresses(namespace string) networkingv1.IngressInterface {
+	return streamingNetworkingV1Ingresses{g.NetworkingV1Interface.Ingresses(namespace)}
+}
+
+type streamingNetworkingV1Ingresses struct{ networkingv1.IngressInterface }
+
+func (c streamingNetworkingV1Ingresses) List(ctx context.Context, opts metav1.ListOptions) (*apinetworkingv1.IngressList, error) {
+	return streamList(ctx, opts, c.IngressInterface.List)
+}
+
+func (g streamingNetworkingV1) NetworkPolicies(namespace string) networkingv1.NetworkPolicyInterface {
+	return streamingNetworkingV1NetworkPolicies{g.NetworkingV1Interface.NetworkPolicies(namespace)}
+}
+
+type streamingNetworkingV1NetworkPolicies struct {
+	networkingv1.NetworkPolicyInterface
+}
+
+func (c streamingNetworkingV1NetworkPolicies) List(ctx context.Context, opts metav1.ListOptions) (*apinetworkingv1.NetworkPolicyList, error) {
+	return streamList(ctx, opts, c.NetworkPolicyInterface.List)
+}
+
+func (g streamingNetworkingV1) ServiceCIDRs() networkingv1.ServiceCIDRInterface {
+	return streamingNetworkingV1ServiceCIDRs{g.NetworkingV1Interface.ServiceCIDRs()}
+}
+
+type streamingNetworkingV1ServiceCIDRs struct {
+	networkingv1.ServiceCIDRInterface
+}
+
+func (c streamingNetworkingV1ServiceCIDRs) List(ctx context.Context, opts metav1.ListOptions) (*apinetworkingv1.ServiceCIDRList, error) {
+	return streamList(ctx, opts, c.ServiceCIDRInterface.List)
+}
+
+// streamingNetworkingV1beta1 is the NetworkingV1beta1 client whose resource clients stream their lists.
+type streamingNetworkingV1beta1 struct {
+	networkingv1beta1.NetworkingV1beta1Interface
+}
+
+func (g streamingNetworkingV1beta1) IPAddresses() networkingv1beta1.IPAddressInterface {
+	return streamingNetworkingV1beta1IPAddresses{g.NetworkingV1beta1Interface.IPAddresses()}
+}
+
+type streamingNetworkingV1beta1IPAddresses struct {
+	networkingv1beta1.IPAddressInterface
+}
+
+func (c streamingNetworkingV1beta1IPAddresses) List(ctx context.Context, opts metav1.ListOptions) (*apinetworkingv1beta1.IPAddressList, error) {
+	return streamList(ctx, opts, c.IPAddressInterface.List)
+}
+
+func (g streamingNetworkingV1beta1) IngressClasses() networkingv1beta1.IngressClassInterface {
+	return streamingNetworkingV1beta1IngressClasses{g.NetworkingV1beta1Interface.IngressClasses()}
+}
+
+type streamingNetworkingV1beta1IngressClasses struct {
+	networkingv1beta1.IngressClassInterface
+}
+
+func (c streamingNetworkingV1beta1IngressClasses) List(ctx context.Context, opts metav1.ListOptions) (*apinetworkingv1beta1.IngressClassList, error) {
+	return streamList(ctx, opts, c.IngressClassInterface.List)
+}
+
+func (g streamingNetworkingV1beta1) Ingresses(namespace string) networkingv1beta1.IngressInterface {
+	return streamingNetworkingV1beta1Ingresses{g.NetworkingV1beta1Interface.Ingresses(namespace)}
+}
+
+type streamingNetworkingV1beta1Ingresses struct {
+	networkingv1beta1.IngressInterface
+}
+
+func (c streamingNetworkingV1beta1Ingresses) List(ctx context.Context, opts metav1.ListOptions) (*apinetworkingv1beta1.IngressList, error) {
+	return streamList(ctx, opts, c.IngressInterface.List)
+}
+
+func (g streamingNetworkingV1beta1) ServiceCIDRs() networkingv1beta1.ServiceCIDRInterface {
+	return streamingNetworkingV1beta1ServiceCIDRs{g.NetworkingV1beta1Interface.ServiceCIDRs()}
+}
+
+type streamingNetworkingV1beta1ServiceCIDRs struct {
+	networkingv1beta1.ServiceCIDRInterface
+}
+
+func (c streamingNetworkingV1beta1ServiceCIDRs) List(ctx context.Context, opts metav1.ListOptions) (*apinetworkingv1beta1.ServiceCIDRList, error) {
+	return streamList(ctx, opts, c.ServiceCIDRInterface.List)
+}
+
+// streamingNodeV1 is the NodeV1 client whose resource clients stream their lists.
+type streamingNodeV1 struct{ nodev1.NodeV1Interface }
+
+func (g streamingNodeV1) RuntimeClasses() nodev1.RuntimeClassInterface {
+	return streamingNodeV1RuntimeClasses{g.NodeV1Interface.RuntimeClasses()}
+}
+
+type streamingNodeV1RuntimeClasses struct{ nodev1.RuntimeClassInterface }
+
+func (c streamingNodeV1RuntimeClasses) List(ctx context.Context, opts metav1.ListOptions) (*apinodev1.RuntimeClassList, error) {
+	return streamList(ctx, opts, c.RuntimeClassInterface.List)
+}
+
+// streamingNodeV1alpha1 is the NodeV1alpha1 client whose resource clients stream their lists.
+type streamingNodeV1alpha1 struct {
+	nodev1alpha1.NodeV1alpha1Interface
+}
+
+func (g streamingNodeV1alpha1) RuntimeClasses() nodev1alpha1.RuntimeClassInterface {
+	return streamingNodeV1alpha1RuntimeClasses{g.NodeV1alpha1Interface.RuntimeClasses()}
+}
+
+type streamingNodeV1alpha1RuntimeClasses struct {
+	nodev1alpha1.RuntimeClassInterface
+}
+
+func (c streamingNodeV1alpha1RuntimeClasses) List(ctx context.Context, opts metav1.ListOptions) (*apinodev1alpha1.RuntimeClassList, error) {
+	return streamList(ctx, opts, c.RuntimeClassInterface.List)
+}
+
+// streamingNodeV1beta1 is the NodeV1beta1 client whose resource clients stream their lists.
+type streamingNodeV1beta1 struct {
+	nodev1beta1.NodeV1beta1Interface
+}
+
+func (g streamingNodeV1beta1) RuntimeClasses() nodev1beta1.RuntimeClassInterface {
+	return streamingNodeV1beta1RuntimeClasses{g.NodeV1beta1Interface.RuntimeClasses()}
+}
+
+type streamingNodeV1beta1RuntimeClasses struct {
+	nodev1beta1.RuntimeClassInterface
+}
+
+func (c streamingNodeV1beta1RuntimeClasses) List(ctx context.Context, opts metav1.ListOptions) (*apinodev1beta1.RuntimeClassList, error) {
+	return streamList(ctx, opts, c.RuntimeClassInterface.List)
+}
+
+// streamingPolicyV1 is the PolicyV1 client whose resource clients stream their lists.
+type streamingPolicyV1 struct{ policyv1.PolicyV1Interface }
+
+func (g streamingPolicyV1) PodDisruptionBudgets(namespace string) policyv1.PodDisruptionBudgetInterface {
+	return streamingPolicyV1PodDisruptionBudgets{g.PolicyV1Interface.PodDisruptionBudgets(namespace)}
+}
+
+type streamingPolicyV1PodDisruptionBudgets struct {
+	policyv1.PodDisruptionBudgetInterface
+}
+
+func (c streamingPolicyV1PodDisruptionBudgets) List(ctx context.Context, opts metav1.ListOptions) (*apipolicyv1.PodDisruptionBudgetList, error) {
+	return streamList(ctx, opts, c.PodDisruptionBudgetInterface.List)
+}
+
+// streamingPolicyV1beta1 is the PolicyV1beta1 client whose resource clients stream their lists.
+type streamingPolicyV1beta1 struct {
+	policyv1beta1.PolicyV1beta1Interface
+}
+
+func (g streamingPolicyV1beta1) PodDisruptionBudgets(namespace string) policyv1beta1.PodDisruptionBudgetInterface {
+	return streamingPolicyV1beta1PodDisruptionBudgets{g.PolicyV1beta1Interface.PodDisruptionBudgets(namespace)}
+}
+
+type streamingPolicyV1beta1PodDisruptionBudgets struct {
+	policyv1beta1.PodDisruptionBudgetInterface
+}
+
+func (c streamingPolicyV1beta1PodDisruptionBudgets) List(ctx context.Context, opts metav1.ListOptions) (*apipolicyv1beta1.PodDisruptionBudgetList, error) {
+	return streamList(ctx, opts, c.PodDisruptionBudgetInterface.List)
+}
+
+// streamingRbacV1 is the RbacV1 client whose resource clients stream their lists.
+type streamingRbacV1 struct{ rbacv1.RbacV1Interface }
+
+func (g streamingRbacV1) ClusterRoleBindings() rbacv1.ClusterRoleBindingInterface {
+	return streamingRbacV1ClusterRoleBindings{g.RbacV1Interface.ClusterRoleBindings()}
+}
+
+type streamingRbacV1ClusterRoleBindings struct {
+	rbacv1.ClusterRoleBindingInterface
+}
+
+func (c streamingRbacV1ClusterRoleBindings) List(ctx context.Context, opts metav1.ListOptions) (*apirbacv1.ClusterRoleBindingList, error) {
+	return streamList(ctx, opts, c.ClusterRoleBindingInterface.List)
+}
+
+func (g streamingRbacV1) ClusterRoles() rbacv1.ClusterRoleInterface {
+	return streamingRbacV1ClusterRoles{g.RbacV1Interface.ClusterRoles()}
+}
+
+type streamingRbacV1ClusterRoles struct{ rbacv1.ClusterRoleInterface }
+
+func (c streamingRbacV1ClusterRoles) List(ctx context.Context, opts metav1.ListOptions) (*apirbacv1.ClusterRoleList, error) {
+	return streamList(ctx, opts, c.ClusterRoleInterface.List)
+}
+
+func (g streamingRbacV1) RoleBindings(namespace string) rbacv1.RoleBindingInterface {
+	return streamingRbacV1RoleBindings{g.RbacV1Interface.RoleBindings(namespace)}
+}
+
+type streamingRbacV1RoleBindings struct{ rbacv1.RoleBindingInterface }
+
+func (c streamingRbacV1RoleBindings) List(ctx context.Context, opts metav1.ListOptions) (*apirbacv1.RoleBindingList, error) {
+	return streamList(ctx, opts, c.RoleBindingInterface.List)
+}
+
+func (g streamingRbacV1) Roles(namespace string) rbacv1.RoleInterface {
+	return streamingRbacV1Roles{g.RbacV1Interface.Roles(namespace)}
+}
+
+type streamingRbacV1Roles struct{ rbacv1.RoleInterface }
+
+func (c streamingRbacV1Roles) List(ctx context.Context, opts metav1.ListOptions) (*apirbacv1.RoleList, error) {
+	return streamList(ctx, opts, c.RoleInterface.List)
+}
+
+// streamingRbacV1alpha1 is the RbacV1alpha1 client whose resource clients stream their lists.
+type streamingRbacV1alpha1 struct {
+	rbacv1alpha1.RbacV1alpha1Interface
+}
+
+func (g streamingRbacV1alpha1) ClusterRoleBindings() rbacv1alpha1.ClusterRoleBindingInterface {
+	return streamingRbacV1alpha1ClusterRoleBindings{g.RbacV1alpha1Interface.ClusterRoleBindings()}
+}
+
+type streamingRbacV1alpha1ClusterRoleBindings struct {
+	rbacv1alpha1.ClusterRoleBindingInterface
+}
+
+func (c streamingRbacV1alpha1ClusterRoleBindings) List(ctx context.Context, opts metav1.ListOptions) (*apirbacv1alpha1.ClusterRoleBindingList, error) {
+	return streamList(ctx, opts, c.ClusterRoleBindingInterface.List)
+}
+
+func (g streamingRbacV1alpha1) ClusterRoles() rbacv1alpha1.ClusterRoleInterface {
+	return streamingRbacV1alpha1ClusterRoles{g.RbacV1alpha1Interface.ClusterRoles()}
+}
+
+type streamingRbacV1alpha1ClusterRoles struct {
+	rbacv1alpha1.ClusterRoleInterface
+}
+
+func (c streamingRbacV1alpha1ClusterRoles) List(ctx context.Context, opts metav1.ListOptions) (*apirbacv1alpha1.ClusterRoleList, error) {
+	return streamList(ctx, opts, c.ClusterRoleInterface.List)
+}
+
+func (g streamingRbacV1alpha1) RoleBindings(namespace string) rbacv1alpha1.RoleBindingInterface {
+	return streamingRbacV1alpha1RoleBindings{g.RbacV1alpha1Interface.RoleBindings(namespace)}
+}
+
+type streamingRbacV1alpha1RoleBindings struct {
+	rbacv1alpha1.RoleBindingInterface
+}
+
+func (c streamingRbacV1alpha1RoleBindings) List(ctx context.Context, opts metav1.ListOptions) (*apirbacv1alpha1.RoleBindingList, error) {
+	return streamList(ctx, opts, c.RoleBindingInterface.List)
+}
+
+func (g streamingRbacV1alpha1) Roles(namespace string) rbacv1alpha1.RoleInterface {
+	return streamingRbacV1alpha1Roles{g.RbacV1alpha1Interface.Roles(namespace)}
+}
+
+type streamingRbacV1alpha1Roles struct{ rbacv1alpha1.RoleInterface }
+
+func (c streamingRbacV1alpha1Roles) List(ctx context.Context, opts metav1.ListOptions) (*apirbacv1alpha1.RoleList, error) {
+	return streamList(ctx, opts, c.RoleInterface.List)
+}
+
+// streamingRbacV1beta1 is the RbacV1beta1 client whose resource clients stream their lists.
+type streamingRbacV1beta1 struct {
+	rbacv1beta1.RbacV1beta1Interface
+}
+
+func (g streamingRbacV1beta1) ClusterRoleBindings() rbacv1beta1.ClusterRoleBindingInterface {
+	return streamingRbacV1beta1ClusterRoleBindings{g.RbacV1beta1Interface.ClusterRoleBindings()}
+}
+
+type streamingRbacV1beta1ClusterRoleBindings struct {
+	rbacv1beta1.ClusterRoleBindingInterface
+}
+
+func (c streamingRbacV1beta1ClusterRoleBindings) List(ctx context.Context, opts metav1.ListOptions) (*apirbacv1beta1.ClusterRoleBindingList, error) {
+	return streamList(ctx, opts, c.ClusterRoleBindingInterface.List)
+}
+
+func (g streamingRbacV1beta1) ClusterRoles() rbacv1beta1.ClusterRoleInterface {
+	return streamingRbacV1beta1ClusterRoles{g.RbacV1beta1Interface.ClusterRoles()}
+}
+
+type streamingRbacV1beta1ClusterRoles struct {
+	rbacv1beta1.ClusterRoleInterface
+}
+
+func (c streamingRbacV1beta1ClusterRoles) List(ctx context.Context, opts metav1.ListOptions) (*apirbacv1beta1.ClusterRoleList, error) {
+	return streamList(ctx, opts, c.ClusterRoleInterface.List)
+}
+
+func (g streamingRbacV1beta1) RoleBindings(namespace string) rbacv1beta1.RoleBindingInterface {
+	return streamingRbacV1beta1RoleBindings{g.RbacV1beta1Interface.RoleBindings(namespace)}
+}
+
+type streamingRbacV1beta1RoleBindings struct {
+	rbacv1beta1.RoleBindingInterface
+}
+
+func (c streamingRbacV1beta1RoleBindings) List(ctx context.Context, opts metav1.ListOptions) (*apirbacv1beta1.RoleBindingList, error) {
+	return streamList(ctx, opts, c.RoleBindingInterface.List)
+}
+
+func (g streamingRbacV1beta1) Roles(namespace string) rbacv1beta1.RoleInterface {
+	return streamingRbacV1beta1Roles{g.RbacV1beta1Interface.Roles(namespace)}
+}
+
+type streamingRbacV1beta1Roles struct{ rbacv1beta1.RoleInterface }
+
+func (c streamingRbacV1beta1Roles) List(ctx context.Context, opts metav1.ListOptions) (*apirbacv1beta1.RoleList, error) {
+	return streamList(ctx, opts, c.RoleInterface.List)
+}
+
+// streamingResourceV1 is the ResourceV1 client whose resource clients stream their lists.
+type streamingResourceV1 struct{ resourcev1.ResourceV1Interface }
+
+func (g streamingResourceV1) DeviceClasses() resourcev1.DeviceClassInterface {
+	return streamingResourceV1DeviceClasses{g.ResourceV1Interface.DeviceClasses()}
+}
+
+type streamingResourceV1DeviceClasses struct {
+	resourcev1.DeviceClassInterface
+}
+
+func (c streamingResourceV1DeviceClasses) List(ctx context.Context, opts metav1.ListOptions) (*apiresourcev1.DeviceClassList, error) {
+	return streamList(ctx, opts, c.DeviceClassInterface.List)
+}
+
+func (g streamingResourceV1) ResourceClaimTemplates(namespace string) resourcev1.ResourceClaimTemplateInterface {
+	return streamingResourceV1ResourceClaimTemplates{g.ResourceV1Interface.ResourceClaimTemplates(namespace)}
+}
+
+type streamingResourceV1ResourceClaimTemplates struct {
+	resourcev1.ResourceClaimTemplateInterface
+}
+
+func (c streamingResourceV1ResourceClaimTemplates) List(ctx context.Context, opts metav1.ListOptions) (*apiresourcev1.ResourceClaimTemplateList, error) {
+	return streamList(ctx, opts, c.ResourceClaimTemplateInterface.List)
+}
+
+func (g streamingResourceV1) ResourceClaims(namespace string) resourcev1.ResourceClaimInterface {
+	return streamingResourceV1ResourceClaims{g.ResourceV1Interface.ResourceClaims(namespace)}
+}
+
+type streamingResourceV1ResourceClaims struct {
+	resourcev1.ResourceClaimInterface
+}
+
+func (c streamingResourceV1ResourceClaims) List(ctx context.Context, opts metav1.ListOptions) (*apiresourcev1.ResourceClaimList, error) {
+	return streamList(ctx, opts, c.ResourceClaimInterface.List)
+}
+
+func (g streamingResourceV1) ResourceSlices() resourcev1.ResourceSliceInterface {
+	return streamingResourceV1ResourceSlices{g.ResourceV1Interface.ResourceSlices()}
+}
+
+type streamingResourceV1ResourceSlices struct {
+	resourcev1.ResourceSliceInterface
+}
+
+func (c streamingResourceV1ResourceSlices) List(ctx context.Context, opts metav1.ListOptions) (*apiresourcev1.ResourceSliceList, error) {
+	return streamList(ctx, opts, c.ResourceSliceInterface.List)
+}
+
+// streamingResourceV1alpha3 is the ResourceV1alpha3 client whose resource clients stream their lists.
+type streamingResourceV1alpha3 struct {
+	resourcev1alpha3.ResourceV1alpha3Interface
+}
+
+func (g streamingResourceV1alpha3) DeviceTaintRules() resourcev1alpha3.DeviceTaintRuleInterface {
+	return streamingResourceV1alpha3DeviceTaintRules{g.ResourceV1alpha3Interface.DeviceTaintRules()}
+}
+
+type streamingResourceV1alpha3DeviceTaintRules struct {
+	resourcev1alpha3.DeviceTaintRuleInterface
+}
+
+func (c streamingResourceV1alpha3DeviceTaintRules) List(ctx context.Context, opts metav1.ListOptions) (*apiresourcev1alpha3.DeviceTaintRuleList, error) {
+	return streamList(ctx, opts, c.DeviceTaintRuleInterface.List)
+}
+
+// streamingResourceV1beta1 is the ResourceV1beta1 client whose resource clients stream their lists.
+type streamingResourceV1beta1 struct {
+	resourcev1beta1.ResourceV1beta1Interface
+}
+
+func (g streamingResourceV1beta1) DeviceClasses() resourcev1beta1.DeviceClassInterface {
+	return streamingResourceV1beta1DeviceClasses{g.ResourceV1beta1Interface.DeviceClasses()}
+}
+
+type streamingResourceV1beta1DeviceClasses struct {
+	resourcev1beta1.DeviceClassInterface
+}
+
+func (c streamingResourceV1beta1DeviceClasses) List(ctx context.Context, opts metav1.ListOptions) (*apiresourcev1beta1.DeviceClassList, error) {
+	return streamList(ctx, opts, c.DeviceClassInterface.List)
+}
+
+func (g streamingResourceV1beta1) ResourceClaimTemplates(namespace string) resourcev1beta1.ResourceClaimTemplateInterface {
+	return streamingResourceV1beta1ResourceClaimTemplates{g.ResourceV1beta1Interface.ResourceClaimTemplates(namespace)}
+}
+
+type streamingResourceV1beta1ResourceClaimTemplates struct {
+	resourcev1beta1.ResourceClaimTemplateInterface
+}
+
+func (c streamingResourceV1beta1ResourceClaimTemplates) List(ctx context.Context, opts metav1.ListOptions) (*apiresourcev1beta1.ResourceClaimTemplateList, error) {
+	return streamList(ctx, opts, c.ResourceClaimTemplateInterface.List)
+}
+
+func (g streamingResourceV1beta1) ResourceClaims(namespace string) resourcev1beta1.ResourceClaimInterface {
+	return streamingResourceV1beta1ResourceClaims{g.ResourceV1beta1Interface.ResourceClaims(namespace)}
+}
+
+type streamingResourceV1beta1ResourceClaims struct {
+	resourcev1beta1.ResourceClaimInterface
+}
+
+func (c streamingResourceV1beta1ResourceClaims) List(ctx context.Context, opts metav1.ListOptions) (*apiresourcev1beta1.ResourceClaimList, error) {
+	return streamList(ctx, opts, c.ResourceClaimInterface.List)
+}
+
+func (g streamingResourceV1beta1) ResourceSlices() resourcev1beta1.ResourceSliceInterface {
+	return streamingResourceV1beta1ResourceSlices{g.ResourceV1beta1Interface.ResourceSlices()}
+}
+
+type streamingResourceV1beta1ResourceSlices struct {
+	resourcev1beta1.ResourceSliceInterface
+}
+
+func (c streamingResourceV1beta1ResourceSlices) List(ctx context.Context, opts metav1.ListOptions) (*apiresourcev1beta1.ResourceSliceList, error) {
+	return streamList(ctx, opts, c.ResourceSliceInterface.List)
+}
+
+// streamingResourceV1beta2 is the ResourceV1beta2 client whose resource clients stream their lists.
+type streamingResourceV1beta2 struct {
+	resourcev1beta2.ResourceV1beta2Interface
+}
+
+func (g streamingResourceV1beta2) DeviceClasses() resourcev1beta2.DeviceClassInterface {
+	return streamingResourceV1beta2DeviceClasses{g.ResourceV1beta2Interface.DeviceClasses()}
+}
+
+type streamingResourceV1beta2DeviceClasses struct {
+	resourcev1beta2.DeviceClassInterface
+}
+
+func (c streamingResourceV1beta2DeviceClasses) List(ctx context.Context, opts metav1.ListOptions) (*apiresourcev1beta2.DeviceClassList, error) {
+	return streamList(ctx, opts, c.DeviceClassInterface.List)
+}
+
+func (g streamingResourceV1beta2) ResourceClaimTemplates(namespace string) resourcev1beta2.ResourceClaimTemplateInterface {
+	return streamingResourceV1beta2ResourceClaimTemplates{g.ResourceV1beta2Interface.ResourceClaimTemplates(namespace)}
+}
+
+type streamingResourceV1beta2ResourceClaimTemplates struct {
+	resourcev1beta2.ResourceClaimTemplateInterface
+}
+
+func (c streamingResourceV1beta2ResourceClaimTemplates) List(ctx context.Context, opts metav1.ListOptions) (*apiresourcev1beta2.ResourceClaimTemplateList, error) {
+	return streamList(ctx, opts, c.ResourceClaimTemplateInterface.List)
+}
+
+func (g streamingResourceV1beta2) ResourceClaims(namespace string) resourcev1beta2.ResourceClaimInterface {
+	return streamingResourceV1beta2ResourceClaims{g.ResourceV1beta2Interface.ResourceClaims(namespace)}
+}
+
+type streamingResourceV1beta2ResourceClaims struct {
+	resourcev1beta2.ResourceClaimInterface
+}
+
+func (c streamingResourceV1beta2ResourceClaims) List(ctx context.Context, opts metav1.ListOptions) (*apiresourcev1beta2.ResourceClaimList, error) {
+	return streamList(ctx, opts, c.ResourceClaimInterface.List)
+}
+
+func (g streamingResourceV1beta2) ResourceSlices() resourcev1beta2.ResourceSliceInterface {
+	return streamingResourceV1beta2ResourceSlices{g.ResourceV1beta2Interface.ResourceSlices()}
+}
+
+type streamingResourceV1beta2ResourceSlices struct {
+	resourcev1beta2.ResourceSliceInterface
+}
+
+func (c streamingResourceV1beta2ResourceSlices) List(ctx context.Context, opts metav1.ListOptions) (*apiresourcev1beta2.ResourceSliceList, error) {
+	return streamList(ctx, opts, c.ResourceSliceInterface.List)
+}
+
+// streamingSchedulingV1 is the SchedulingV1 client whose resource clients stream their lists.
+type streamingSchedulingV1 struct {
+	schedulingv1.SchedulingV1Interface
+}
+
+func (g streamingSchedulingV1) PriorityClasses() schedulingv1.PriorityClassInterface {
+	return streamingSchedulingV1PriorityClasses{g.SchedulingV1Interface.PriorityClasses()}
+}
+
+type streamingSchedulingV1PriorityClasses struct {
+	schedulingv1.PriorityClassInterface
+}
+
+func (c streamingSchedulingV1PriorityClasses) List(ctx context.Context, opts metav1.ListOptions) (*apischedulingv1.PriorityClassList, error) {
+	return streamList(ctx, opts, c.PriorityClassInterface.List)
+}
+
+// streamingSchedulingV1beta1 is the SchedulingV1beta1 client whose resource clients stream their lists.
+type streamingSchedulingV1beta1 struct {
+	schedulingv1beta1.SchedulingV1beta1Interface
+}
+
+func (g streamingSchedulingV1beta1) PriorityClasses() schedulingv1beta1.PriorityClassInterface {
+	return streamingSchedulingV1beta1PriorityClasses{g.SchedulingV1beta1Interface.PriorityClasses()}
+}
+
+type streamingSchedulingV1beta1PriorityClasses struct {
+	schedulingv1beta1.PriorityClassInterface
+}
+
+func (c streamingSchedulingV1beta1PriorityClasses) List(ctx context.Context, opts metav1.ListOptions) (*apischedulingv1beta1.PriorityClassList, error) {
+	return streamList(ctx, opts, c.PriorityClassInterface.List)
+}
+
+// streamingStorageV1 is the StorageV1 client whose resource clients stream their lists.
+type streamingStorageV1 struct{ storagev1.StorageV1Interface }
+
+func (g streamingStorageV1) CSIDrivers() storagev1.CSIDriverInterface {
+	return streamingStorageV1CSIDrivers{g.StorageV1Interface.CSIDrivers()}
+}
+
+type streamingStorageV1CSIDrivers struct{ storagev1.CSIDriverInterface }
+
+func (c streamingStorageV1CSIDrivers) List(ctx context.Context, opts metav1.ListOptions) (*apistoragev1.CSIDriverList, error) {
+	return streamList(ctx, opts, c.CSIDriverInterface.List)
+}
+
+func (g streamingStorageV1) CSINodes() storagev1.CSINodeInterface {
+	return streamingStorageV1CSINodes{g.StorageV1Interface.CSINodes()}
+}
+
+type streamingStorageV1CSINodes struct{ storagev1.CSINodeInterface }
+
+func (c streamingStorageV1CSINodes) List(ctx context.Context, opts metav1.ListOptions) (*apistoragev1.CSINodeList, error) {
+	return streamList(ctx, opts, c.CSINodeInterface.List)
+}
+
+func (g streamingStorageV1) CSIStorageCapacities(namespace string) storagev1.CSIStorageCapacityInterface {
+	return streamingStorageV1CSIStorageCapacities{g.StorageV1Interface.CSIStorageCapacities(namespace)}
+}
+
+type streamingStorageV1CSIStorageCapacities struct {
+	storagev1.CSIStorageCapacityInterface
+}
+
+func (c streamingStorageV1CSIStorageCapacities) List(ctx context.Context, opts metav1.ListOptions) (*apistoragev1.CSIStorageCapacityList, error) {
+	return streamList(ctx, opts, c.CSIStorageCapacityInterface.List)
+}
+
+func (g streamingStorageV1) StorageClasses() storagev1.StorageClassInterface {
+	return streamingStorageV1StorageClasses{g.StorageV1Interface.StorageClasses()}
+}
+
+type streamingStorageV1StorageClasses struct {
+	storagev1.StorageClassInterface
+}
+
+func (c streamingStorageV1StorageClasses) List(ctx context.Context, opts metav1.ListOptions) (*apistoragev1.StorageClassList, error) {
+	return streamList(ctx, opts, c.StorageClassInterface.List)
+}
+
+func (g streamingStorageV1) VolumeAttachments() storagev1.VolumeAttachmentInterface {
+	return streamingStorageV1VolumeAttachments{g.StorageV1Interface.VolumeAttachments()}
+}
+
+type streamingStorageV1VolumeAttachments struct {
+	storagev1.VolumeAttachmentInterface
+}
+
+func (c streamingStorageV1VolumeAttachments) List(ctx context.Context, opts metav1.ListOptions) (*apistoragev1.VolumeAttachmentList, error) {
+	return streamList(ctx, opts, c.VolumeAttachmentInterface.List)
+}
+
+func (g streamingStorageV1) VolumeAttributesClasses() storagev1.VolumeAttributesClassInterface {
+	return streamingStorageV1VolumeAttributesClasses{g.StorageV1Interface.VolumeAttributesClasses()}
+}
+
+type streamingStorageV1VolumeAttributesClasses struct {
+	storagev1.VolumeAttributesClassInterface
+}
+
+func (c streamingStorageV1VolumeAttributesClasses) List(ctx context.Context, opts metav1.ListOptions) (*apistoragev1.VolumeAttributesClassList, error) {
+	return streamList(ctx, opts, c.VolumeAttributesClassInterface.List)
+}
+
+// streamingStorageV1alpha1 is the StorageV1alpha1 client whose resource clients stream their lists.
+type streamingStorageV1alpha1 struct {
+	storagev1alpha1.StorageV1alpha1Interface
+}
+
+func (g streamingStorageV1alpha1) CSIStorageCapacities(namespace string) storagev1alpha1.CSIStorageCapacityInterface {
+	return streamingStorageV1alpha1CSIStorageCapacities{g.StorageV1alpha1Interface.CSIStorageCapacities(namespace)}
+}
+
+type streamingStorageV1alpha1CSIStorageCapacities struct {
+	storagev1alpha1.CSIStorageCapacityInterface
+}
+
+func (c streamingStorageV1alpha1CSIStorageCapacities) List(ctx context.Context, opts metav1.ListOptions) (*apistoragev1alpha1.CSIStorageCapacityList, error) {
+	return streamList(ctx, opts, c.CSIStorageCapacityInterface.List)
+}
+
+func (g streamingStorageV1alpha1) VolumeAttachments() storagev1alpha1.VolumeAttachmentInterface {
+	return streamingStorageV1alpha1VolumeAttachments{g.StorageV1alpha1Interface.VolumeAttachments()}
+}
+
+type streamingStorageV1alpha1VolumeAttachments struct {
+	storagev1alpha1.VolumeAttachmentInterface
+}
+
+func (c streamingStorageV1alpha1VolumeAttachments) List(ctx context.Context, opts metav1.ListOptions) (*apistoragev1alpha1.VolumeAttachmentList, error) {
+	return streamList(ctx, opts, c.VolumeAttachmentInterface.List)
+}
+
+func (g streamingStorageV1alpha1) VolumeAttributesClasses() storagev1alpha1.VolumeAttributesClassInterface {
+	return streamingStorageV1alpha1VolumeAttributesClasses{g.StorageV1alpha1Interface.VolumeAttributesClasses()}
+}
+
+type streamingStorageV1alpha1VolumeAttributesClasses struct {
+	storagev1alpha1.VolumeAttributesClassInterface
+}
+
+func (c streamingStorageV1alpha1VolumeAttributesClasses) List(ctx context.Context, opts metav1.ListOptions) (*apistoragev1alpha1.VolumeAttributesClassList, error) {
+	return streamList(ctx, opts, c.VolumeAttributesClassInterface.List)
+}
+
+// streamingStorageV1beta1 is the StorageV1beta1 client whose resource clients stream their lists.
+type streamingStorageV1beta1 struct {
+	storagev1beta1.StorageV1beta1Interface
+}
+
+func (g streamingStorageV1beta1) CSIDrivers() storagev1beta1.CSIDriverInterface {
+	return streamingStorageV1beta1CSIDrivers{g.StorageV1beta1Interface.CSIDrivers()}
+}
+
+type streamingStorageV1beta1CSIDrivers struct {
+	storagev1beta1.CSIDriverInterface
+}
+
+func (c streamingStorageV1beta1CSIDrivers) List(ctx context.Context, opts metav1.ListOptions) (*apistoragev1beta1.CSIDriverList, error) {
+	return streamList(ctx, opts, c.CSIDriverInterface.List)
+}
+
+func (g streamingStorageV1beta1) CSINodes() storagev1beta1.CSINodeInterface {
+	return streamingStorageV1beta1CSINodes{g.StorageV1beta1Interface.CSINodes()}
+}
+
+type streamingStorageV1beta1CSINodes struct {
+	storagev1beta1.CSINodeInterface
+}
+
+func (c streamingStorageV1beta1CSINodes) List(ctx context.Context, opts metav1.ListOptions) (*apistoragev1beta1.CSINodeList, error) {
+	return streamList(ctx, opts, c.CSINodeInterface.List)
+}
+
+func (g streamingStorageV1beta1) CSIStorageCapacities(namespace string) storagev1beta1.CSIStorageCapacityInterface {
+	return streamingStorageV1beta1CSIStorageCapacities{g.StorageV1beta1Interface.CSIStorageCapacities(namespace)}
+}
+
+type streamingStorageV1beta1CSIStorageCapacities struct {
+	storagev1beta1.CSIStorageCapacityInterface
+}
+
+func (c streamingStorageV1beta1CSIStorageCapacities) List(ctx context.Context, opts metav1.ListOptions) (*apistoragev1beta1.CSIStorageCapacityList, error) {
+	return streamList(ctx, opts, c.CSIStorageCapacityInterface.List)
+}
+
+func (g streamingStorageV1beta1) StorageClasses() storagev1beta1.StorageClassInterface {
+	return streamingStorageV1beta1StorageClasses{g.StorageV1beta1Interface.StorageClasses()}
+}
+
+type streamingStorageV1beta1StorageClasses struct {
+	storagev1beta1.StorageClassInterface
+}
+
+func (c streamingStorageV1beta1StorageClasses) List(ctx context.Context, opts metav1.ListOptions) (*apistoragev1beta1.StorageClassList, error) {
+	return streamList(ctx, opts, c.StorageClassInterface.List)
+}
+
+func (g streamingStorageV1beta1) VolumeAttachments() storagev1beta1.VolumeAttachmentInterface {
+	return streamingStorageV1beta1VolumeAttachments{g.StorageV1beta1Interface.VolumeAttachments()}
+}
+
+type streamingStorageV1beta1VolumeAttachments struct {
+	storagev1beta1.VolumeAttachmentInterface
+}
+
+func (c streamingStorageV1beta1VolumeAttachments) List(ctx context.Context, opts metav1.ListOptions) (*apistoragev1beta1.VolumeAttachmentList, error) {
+	return streamList(ctx, opts, c.VolumeAttachmentInterface.List)
+}
+
+func (g streamingStorageV1beta1) VolumeAttributesClasses() storagev1beta1.VolumeAttributesClassInterface {
+	return streamingStorageV1beta1VolumeAttributesClasses{g.StorageV1beta1Interface.VolumeAttributesClasses()}
+}
+
+type streamingStorageV1beta1VolumeAttributesClasses struct {
+	storagev1beta1.VolumeAttributesClassInterface
+}
+
+func (c streamingStorageV1beta1VolumeAttributesClasses) List(ctx context.Context, opts metav1.ListOptions) (*apistoragev1beta1.VolumeAttributesClassList, error) {
+	return streamList(ctx, opts, c.VolumeAttributesClassInterface.List)
+}
+
+// streamingStoragemigrationV1beta1 is the StoragemigrationV1beta1 client whose resource clients stream their lists.
+type streamingStoragemigrationV1beta1 struct {
+	storagemigrationv1beta1.StoragemigrationV1beta1Interface
+}
+
+func (g streamingStoragemigrationV1beta1) StorageVersionMigrations() storagemigrationv1beta1.StorageVersionMigrationInterface {
+	return streamingStoragemigrationV1beta1StorageVersionMigrations{g.StoragemigrationV1beta1Interface.StorageVersionMigrations()}
+}
+
+type streamingStoragemigrationV1beta1StorageVersionMigrations struct {
+	storagemigrationv1beta1.StorageVersionMigrationInterface
+}
+
+func (c streamingStoragemigrationV1beta1StorageVersionMigrations) List(ctx context.Context, opts metav1.ListOptions) (*apistoragemigrationv1beta1.StorageVersionMigrationList, error) {
+	return streamList(ctx, opts, c.StorageVersionMigrationInterface.List)
 }

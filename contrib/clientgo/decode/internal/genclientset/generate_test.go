@@ -17,7 +17,7 @@ import (
 // that the generator runs.
 func TestGeneratedIsCurrent(t *testing.T) {
 	list := filepath.Join("testdata", "groups.txt")
-	want, err := generate(list)
+	want, err := generate(list, filepath.Join("testdata", "resources.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
