@@ -190,11 +190,14 @@ func (s *listStream) bytes(n uint64) ([]byte, error) {
 func (s *listStream) envelope() (runtime.Object, schema.GroupVersionKind, error) {
 	var gvk schema.GroupVersionKind
 	head, err := s.r.Peek(len(protoMagic))
-	if err != nil || !bytes.Equal(head, protoMagic) {
+	if err != nil {
 		return nil, gvk, short(err)
 	}
+	if !bytes.Equal(head, protoMagic) {
+		return nil, gvk, errFallBack
+	}
 	_, _ = s.r.Discard(len(protoMagic))
-	var apiVersion, kind string
+	var tm runtime.TypeMeta
 	var obj runtime.Object
 	for {
 		tag, err := s.varint()
@@ -217,12 +220,15 @@ func (s *listStream) envelope() (runtime.Object, schema.GroupVersionKind, error)
 			if err != nil || obj != nil {
 				return nil, gvk, fallBackUnless(err)
 			}
-			apiVersion, kind = typeMeta(b, apiVersion, kind)
+			// As runtime.Unknown's decoder: repeated fields merge.
+			if err := tm.Unmarshal(b); err != nil {
+				return nil, gvk, errFallBack
+			}
 		case unknownRaw:
 			if obj != nil {
 				return nil, gvk, errFallBack
 			}
-			if obj, gvk, err = s.list(apiVersion, kind, n); err != nil {
+			if obj, gvk, err = s.list(tm.APIVersion, tm.Kind, n); err != nil {
 				return nil, gvk, err
 			}
 		case 3: // contentEncoding: client-go's serializer does not decode an encoded object either
@@ -369,14 +375,18 @@ func (s *listStream) items(obj runtime.Object, n uint64) (runtime.Object, error)
 // growItems returns items (holding count values) with room for about the
 // rest of the list: the bytes left divided by the mean size of the items
 // so far (read bytes of the list, the last item last bytes long), and an
-// eighth more.
+// eighth more. It allocates at most eight times the bytes read (64 KiB at
+// first), so that a length the body does not hold costs no more memory
+// than the bytes that came.
 func growItems(items reflect.Value, count int, read, left, last uint64) reflect.Value {
 	mean := max(read/uint64(count+1), 1)
 	if count == 0 {
 		mean = max(last, 1)
 	}
 	want := uint64(count) + 1 + left/mean + left/mean/8
-	want = min(want, uint64(count)+1+left/2) // an item takes at least two bytes
+	elem := max(uint64(items.Type().Elem().Size()), 1)
+	want = min(want, max(64<<10, 8*read)/elem)
+	want = max(want, uint64(count)+1)
 	grown := reflect.MakeSlice(items.Type(), count, int(want))
 	reflect.Copy(grown, items)
 	return grown

@@ -114,7 +114,8 @@ func TestNewClientsetListsDamaged(t *testing.T) {
 
 // FuzzStreamedList lists arbitrary protobuf bodies, read in chunks of any
 // size, through a Clientset and through client-go's clientset, and
-// requires the same list or the same error.
+// requires the same list or the same error. The clients are made once
+// (a Clientset keeps its tables from list to list, as an informer's does).
 func FuzzStreamedList(f *testing.F) {
 	list := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "9"}, Items: []corev1.Pod{*samplePod("a"), *samplePod("b")}}
 	for _, chunk := range []uint8{0, 1, 13} {
@@ -122,15 +123,27 @@ func FuzzStreamedList(f *testing.F) {
 		f.Add(chunk, protoBody(f, &corev1.PodList{}))
 		f.Add(chunk, protoBody(f, samplePod("x")))
 	}
-	f.Fuzz(func(t *testing.T, chunk uint8, in []byte) {
-		var requests atomic.Int64
-		cfg := chunkedAPI(in, int(chunk)+1, &requests)
-		want, werr := kubernetes.NewForConfigOrDie(cfg).CoreV1().Pods("").List(context.Background(), metav1.ListOptions{})
-		cs, err := NewClientset(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, gerr := cs.CoreV1().Pods("").List(context.Background(), metav1.ListOptions{})
+	type input struct {
+		body  []byte
+		chunk int
+	}
+	var in atomic.Pointer[input]
+	cfg := &rest.Config{Host: "http://fake", ContentConfig: rest.ContentConfig{ContentType: protoType},
+		Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			i := in.Load()
+			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {protoType}},
+				Body: io.NopCloser(&chunkReader{b: i.body, size: i.chunk}), Request: r}, nil
+		})}
+	cg := kubernetes.NewForConfigOrDie(cfg).CoreV1()
+	cs, err := NewClientset(cfg)
+	if err != nil {
+		f.Fatal(err)
+	}
+	lean := cs.CoreV1()
+	f.Fuzz(func(t *testing.T, chunk uint8, body []byte) {
+		in.Store(&input{body: body, chunk: int(chunk) + 1})
+		want, werr := cg.Pods("").List(context.Background(), metav1.ListOptions{})
+		got, gerr := lean.Pods("").List(context.Background(), metav1.ListOptions{})
 		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
 			t.Fatalf("errors: client-go %v, lean %v", werr, gerr)
 		}
