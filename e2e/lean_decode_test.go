@@ -3,8 +3,10 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"reflect"
 	"sort"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unsafe"
@@ -64,7 +66,24 @@ func leanClientsetAsClientGo(t *testing.T, contentType string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lean, err := decode.NewClientset(cfg)
+	// Exact-version lists through the lean clientset are counted, with
+	// the media type of the last: a protobuf list streams when the
+	// server's response is plain protobuf, and then takes one request
+	// (one that falls back to client-go's decoder takes two).
+	var exactLists atomic.Int64
+	var exactType atomic.Value
+	counted := rest.CopyConfig(cfg)
+	counted.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+			resp, err := rt.RoundTrip(r)
+			if err == nil && r.URL.Query().Get("resourceVersionMatch") == string(metav1.ResourceVersionMatchExact) {
+				exactLists.Add(1)
+				exactType.Store(resp.Header.Get("Content-Type") + " " + resp.Header.Get("Content-Encoding"))
+			}
+			return resp, err
+		})
+	})
+	lean, err := decode.NewClientset(counted)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,6 +149,12 @@ func leanClientsetAsClientGo(t *testing.T, contentType string) {
 	}
 	if d := diffPods(want.Items, podsAny(got.Items)); d != "" {
 		t.Fatalf("lists at resourceVersion %s: %s", want.ResourceVersion, d)
+	}
+	if n := exactLists.Load(); n != 1 {
+		t.Fatalf("the lean list took %d requests: it fell back", n)
+	}
+	if mt := exactType.Load(); contentType == "application/vnd.kubernetes.protobuf" && mt != contentType+" " {
+		t.Fatalf("the server answered the lean list as %q: it did not stream", mt)
 	}
 	if contentType == "application/json" {
 		dynamicListsAgree(ctx, t, cfg, ns, want.ResourceVersion)
@@ -208,3 +233,8 @@ func diffPods(want []corev1.Pod, got []any) string {
 	}
 	return ""
 }
+
+// roundTripperFunc is an http.RoundTripper.
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

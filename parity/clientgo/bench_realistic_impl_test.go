@@ -17,7 +17,6 @@ import (
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kfanout/fanout/contrib/clientgo/decode"
@@ -46,7 +45,7 @@ import (
 //     filtered by contrib/clientgo/decode (managedFields never decoded),
 //     and informer.ShareEqualValues.
 //   - fanout-owndecode: the decode filter, and Pods built by fanout's
-//     own decoder (decode.RESTClientFor), which makes strings once and
+//     own decoder (decode.NewClientset, whose lists stream), which makes strings once and
 //     shares equal parts while decoding; no transform.
 //   - fanout-decode-intern: the decode filter and the lighter
 //     informer.InternLabelsAndAnnotations.
@@ -98,18 +97,9 @@ type realImpl struct {
 	// decode, when set, filters the clientset's responses (fanout's
 	// decode path) before client-go's decoder sees them.
 	decode *decode.Options
-	// lean, when set, lists and watches Pods through decode.RESTClientFor.
+	// lean, when set, lists and watches Pods through decode.NewClientset.
 	lean bool
 }
-
-// leanClientset is a clientset whose CoreV1 client decodes with fanout's
-// decoder.
-type leanClientset struct {
-	*kubernetes.Clientset
-	core corev1client.CoreV1Interface
-}
-
-func (c leanClientset) CoreV1() corev1client.CoreV1Interface { return c.core }
 
 // clientset returns a clientset of s for im.
 func (im realImpl) clientset(tb testing.TB, s *realServer, codec string) kubernetes.Interface {
@@ -124,11 +114,11 @@ func (im realImpl) clientset(tb testing.TB, s *realServer, codec string) kuberne
 	if !im.lean {
 		return cs
 	}
-	rc, err := decode.RESTClientFor(cfg, corev1.SchemeGroupVersion)
+	lean, err := decode.NewClientset(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return leanClientset{cs, corev1client.New(rc)}
+	return lean
 }
 
 // setup applies im's environment for the benchmark b.
