@@ -129,11 +129,11 @@ func appendBytesField(b []byte, num uint64, v []byte) []byte {
 
 // listStream reads one protobuf list response.
 type listStream struct {
-	r   *bufio.Reader
-	t   *listTransport
+	r    *bufio.Reader
+	t    *listTransport
 	into runtime.Object // a zero value of the type the caller lists
 	buf  []byte         // the current item, reused
-	n   int64  // bytes read since the list's start
+	n    int64          // bytes read since the list's start
 }
 
 // short turns the end of the body inside a structure into errFallBack
@@ -231,7 +231,7 @@ func (s *listStream) envelope() (runtime.Object, schema.GroupVersionKind, error)
 			if obj, gvk, err = s.list(tm.APIVersion, tm.Kind, n); err != nil {
 				return nil, gvk, err
 			}
-		case 3: // contentEncoding: client-go's serializer does not decode an encoded object either
+		case 3: // contentEncoding: an encoded object is left to client-go
 			b, err := s.bytes(n)
 			if err != nil || len(b) > 0 {
 				return nil, gvk, fallBackUnless(err)
