@@ -39,10 +39,10 @@ func (t *listTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, nil
 	}
 	mt, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	if err != nil || mt != protoType || params["stream"] != "" {
+	if err != nil || mt != protoType && mt != jsonType || params["stream"] != "" {
 		return resp, nil
 	}
-	resp.Body = &listBody{orig: resp.Body, t: t, target: target}
+	resp.Body = &listBody{orig: resp.Body, t: t, target: target, json: mt == jsonType}
 	resp.ContentLength = -1
 	resp.Header.Del("Content-Length")
 	return resp, nil
@@ -60,6 +60,7 @@ type listBody struct {
 	orig   io.ReadCloser
 	t      *listTransport
 	target *listTarget
+	json   bool // a JSON body, else protobuf
 	out    []byte
 	err    error
 	done   bool
@@ -97,10 +98,22 @@ func (b *listBody) decode() ([]byte, error) {
 		readerPool.Put(r)
 	}()
 	s := &listStream{r: r, t: b.t, into: b.target.into}
-	obj, gvk, err := s.envelope()
+	var obj runtime.Object
+	var gvk schema.GroupVersionKind
+	var err error
+	if b.json {
+		obj, err = s.jsonList()
+	} else {
+		obj, gvk, err = s.envelope()
+	}
 	switch {
 	case err == nil:
 		b.target.obj, b.target.fallback = obj, false
+		if b.json {
+			// Typed by the list asked for, as client-go types a JSON
+			// object without kind.
+			return []byte("{}"), nil
+		}
 		return emptyListEnvelope(gvk), nil
 	case err == errFallBack:
 		b.target.obj, b.target.fallback = nil, true
@@ -284,14 +297,31 @@ func (s *listStream) list(apiVersion, kind string, n uint64) (runtime.Object, sc
 	return l, gvk, err
 }
 
-// items decodes the n bytes of list obj.
-func (s *listStream) items(obj runtime.Object, n uint64) (runtime.Object, error) {
+// itemsField returns the Items field of list obj, a slice of structs.
+func itemsField(obj runtime.Object) (reflect.StructField, bool) {
 	lv := reflect.ValueOf(obj)
 	if lv.Kind() != reflect.Pointer || lv.Elem().Kind() != reflect.Struct {
-		return nil, errFallBack
+		return reflect.StructField{}, false
 	}
-	itemsField, ok := lv.Elem().Type().FieldByName("Items")
-	if !ok || itemsField.Type.Kind() != reflect.Slice || itemsField.Type.Elem().Kind() != reflect.Struct {
+	f, ok := lv.Elem().Type().FieldByName("Items")
+	return f, ok && f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() == reflect.Struct
+}
+
+// setItems sets the Items of list obj to the count values of items, with
+// no more than a sixteenth spare.
+func setItems(obj runtime.Object, f reflect.StructField, items reflect.Value, count int) {
+	if spare := items.Cap() - count; spare > count/16 {
+		exact := reflect.MakeSlice(items.Type(), count, count)
+		reflect.Copy(exact, items)
+		items = exact
+	}
+	reflect.ValueOf(obj).Elem().FieldByIndex(f.Index).Set(items.Slice(0, count))
+}
+
+// items decodes the n bytes of list obj.
+func (s *listStream) items(obj runtime.Object, n uint64) (runtime.Object, error) {
+	itemsField, ok := itemsField(obj)
+	if !ok {
 		return nil, errFallBack
 	}
 	itemsNum, ok := protoNumber(itemsField)
@@ -359,13 +389,8 @@ func (s *listStream) items(obj runtime.Object, n uint64) (runtime.Object, error)
 	if err := s.t.tables.unmarshal(rest, obj); err != nil {
 		return nil, errFallBack
 	}
-	if spare := items.Cap() - count; spare > count/16 {
-		exact := reflect.MakeSlice(items.Type(), count, count)
-		reflect.Copy(exact, items)
-		items = exact
-	}
 	if count > 0 {
-		lv.Elem().FieldByIndex(itemsField.Index).Set(items)
+		setItems(obj, itemsField, items, count)
 	}
 	// Typed objects leave client-go's REST client without their type.
 	obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
