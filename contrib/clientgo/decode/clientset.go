@@ -16,9 +16,9 @@ import (
 // send back. Pair it with Wrap to leave managedFields out.
 //
 // Its List, for the resources every supported release has, decodes a
-// protobuf list while the response streams: each item is decoded from a
-// reused buffer as it arrives, so a list is never held as bytes and as
-// objects at once. A body it does not follow, or one that does not
+// list, protobuf or JSON, while the response streams: each item is
+// decoded from a reused buffer as it arrives, so a list is never held as
+// bytes and as objects at once. A body it does not follow, or one that does not
 // decode, is requested again and decoded by client-go's path, whose
 // result or error stands. (RESTClientFor's clients, wrapped by a typed
 // client's New, decode a list once it has arrived whole.)

@@ -12,8 +12,8 @@
 //     types' protobuf or JSON tags and make each repeated string once;
 //     the protobuf one also gives equal encoded parts (a container, a
 //     label map, a list of tolerations) one shared value while decoding,
-//     instead of building them again. NewClientset's protobuf lists are
-//     decoded item by item as they stream, never held whole as bytes.
+//     instead of building them again. NewClientset's lists are decoded
+//     item by item as they stream, never held whole as bytes.
 //     Objects equal what client-go decodes, and share memory: they are
 //     for informers, whose cache is read-only, not for objects you
 //     change.
