@@ -289,8 +289,9 @@ func (s *listStream) list(apiVersion, kind string, n uint64) (runtime.Object, sc
 	if len(gvk.Kind) == 0 || len(gvk.Version) == 0 {
 		return nil, gvk, errFallBack
 	}
+	// A kind other than the one asked for is client-go's to decode.
 	obj, err := runtime.UseOrCreateObject(s.t.scheme, s.t.scheme, gvk, into)
-	if err != nil {
+	if err != nil || obj != into {
 		return nil, gvk, errFallBack
 	}
 	l, err := s.items(obj, n)
