@@ -206,28 +206,13 @@ func (s *listStream) expect(c byte) error {
 }
 
 // value appends to dst the JSON value that starts with first (already
-// read) and the bytes up to its end, and returns dst. A value longer than
-// maxObject falls back.
+// read) and the bytes up to its end, and returns dst.
 func (s *listStream) value(dst []byte, first byte) ([]byte, error) {
 	var sc scanner
 	sc.step([]byte{first}) // the first byte never ends a value
-	dst = append(dst, first)
-	for {
-		if _, err := s.r.Peek(1); err != nil {
-			if sc.scalar {
-				return dst, nil // a number or literal ends with the body
-			}
-			return nil, short(err)
-		}
-		buf, _ := s.r.Peek(s.r.Buffered())
-		n, end := sc.step(buf)
-		dst = append(dst, buf[:n]...)
-		_, _ = s.r.Discard(n)
-		if end {
-			return dst, nil
-		}
-		if len(dst) > maxObject {
-			return nil, errFallBack
-		}
+	src := source{r: s.r, pend: append(dst, first)}
+	if err := src.scan(nil, true, &sc); err != nil {
+		return nil, short(err)
 	}
+	return src.pend, nil
 }

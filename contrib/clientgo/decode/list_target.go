@@ -26,7 +26,7 @@ func listTargetFrom(ctx context.Context) *listTarget {
 }
 
 // streamList calls a typed client's List with a context that asks the
-// lean client's transport to decode a protobuf list while it streams,
+// lean client's transport to decode the list (protobuf or JSON) while it streams,
 // and returns that list. The typed client itself (its watch-list and
 // retry logic, its errors) is client-go's. Where the streamed decode
 // leaves the body to client-go's decoder (input it does not follow, or
